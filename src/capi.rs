@@ -1,0 +1,1099 @@
+//! The C boundary: every `extern "C"` function, every pointer check and the panic catching live
+//! here, over the safe Rust API. The names, types and rules are those of `API.md`; cbindgen turns
+//! this file into `include/ossa.h`.
+#![allow(non_camel_case_types)]
+
+use std::ffi::{CStr, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr;
+
+use libc::c_char;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::format::{Format, LoadOptions};
+use crate::math::Mat3x4;
+use crate::model::{BONE_ATTACHMENT, Model};
+use crate::pose::FrameBlend;
+use crate::skin::{SKIN_NORMALIZE, SkinTarget};
+
+pub const OSSA_VERSION_MAJOR: u32 = 0;
+pub const OSSA_VERSION_MINOR: u32 = 1;
+pub const OSSA_VERSION_PATCH: u32 = 0;
+
+/// Load flag: reject what the default mode tolerates and repairs.
+pub const OSSA_LOAD_STRICT: u32 = 1;
+/// Model flag: the meshes wait for `ossa_model_bind`.
+pub const OSSA_MODEL_UNBOUND: u32 = 1;
+/// Bone flag: an attachment point, protected from removal.
+pub const OSSA_BONE_ATTACHMENT: u32 = 1;
+/// Skin flag: make normals unit length.
+pub const OSSA_SKIN_NORMALIZE: u32 = 1;
+
+/// Result codes: values are stable and never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ossa_result {
+    OSSA_OK = 0,
+    /// a required pointer was NULL
+    OSSA_ERR_NULL_ARGUMENT = 1,
+    /// caller misuse: index out of range, wrong count, stride or buffer too small
+    OSSA_ERR_INVALID_ARGUMENT = 2,
+    /// the data is none of the supported formats
+    OSSA_ERR_UNKNOWN_FORMAT = 3,
+    /// the data ends inside a structure it declares
+    OSSA_ERR_TRUNCATED = 4,
+    /// a rule of the format is broken (bad index, parent order, syntax, NaN...)
+    OSSA_ERR_MALFORMED = 5,
+    /// a valid file using a version or feature not supported
+    OSSA_ERR_UNSUPPORTED = 6,
+    /// larger than a limit of the format or of the load options
+    OSSA_ERR_LIMIT = 7,
+    /// reading a file (or the caller's read callback) failed
+    OSSA_ERR_IO = 8,
+    /// a needed sidecar file or a named bone is missing
+    OSSA_ERR_NOT_FOUND = 9,
+    /// a mesh and a skeleton do not fit together
+    OSSA_ERR_MISMATCH = 10,
+    OSSA_ERR_OUT_OF_MEMORY = 11,
+    /// an internal bug, caught at the boundary
+    OSSA_ERR_PANIC = 12,
+}
+
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ossa_format {
+    /// detect from content, then from the name's extension
+    OSSA_FORMAT_AUTO = 0,
+    OSSA_FORMAT_DPM = 1,
+    /// qfusion mesh; bones come from an SKP
+    OSSA_FORMAT_SKM = 2,
+    /// qfusion skeleton + frames
+    OSSA_FORMAT_SKP = 3,
+    /// The Sims 1 text mesh
+    OSSA_FORMAT_SIMS_SKN = 4,
+    /// The Sims 1 binary mesh
+    OSSA_FORMAT_SIMS_BMF = 5,
+    /// The Sims 1 text character file (skeletons, suits, skills)
+    OSSA_FORMAT_SIMS_CMX = 6,
+    /// binary CMX
+    OSSA_FORMAT_SIMS_BCF = 7,
+    OSSA_FORMAT_MM2_SKEL = 8,
+    /// DashGL DMF 1.5, binary
+    OSSA_FORMAT_DMF = 9,
+    /// DashGL DMF 1.5, JSON
+    OSSA_FORMAT_DMF_JSON = 10,
+}
+
+/// Optional out-parameter of the functions that load.
+#[repr(C)]
+pub struct ossa_error {
+    pub result: u32,
+    /// 1-based line in a text file, 0 when not applicable
+    pub line: u32,
+    /// byte offset in the failing file, UINT64_MAX when not applicable
+    pub offset: u64,
+    /// NUL-terminated sentence: which file, which structure and index, which rule
+    pub message: [c_char; 512],
+}
+
+/// How sidecar files (and, for `ossa_load_file`, the model itself) are read.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ossa_file_io {
+    pub user: *mut c_void,
+    /// Read the whole file `path`. On success set *data, *size and *token and return OSSA_OK;
+    /// return OSSA_ERR_NOT_FOUND when it does not exist, anything else for an I/O failure.
+    pub read: Option<
+        unsafe extern "C" fn(
+            user: *mut c_void,
+            path: *const c_char,
+            data: *mut *const u8,
+            size: *mut usize,
+            token: *mut *mut c_void,
+        ) -> u32,
+    >,
+    /// Called once for every successful read.
+    pub release: Option<unsafe extern "C" fn(user: *mut c_void, token: *mut c_void)>,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ossa_load_options {
+    /// sizeof(ossa_load_options): the struct only grows at its end
+    pub size: u32,
+    /// an ossa_format
+    pub format: u32,
+    /// OSSA_LOAD_STRICT = 1: reject what the default mode tolerates and repairs
+    pub flags: u32,
+    pub reserved: u32,
+    /// most memory the loaded model may use; 0 = the library default
+    pub max_bytes: u64,
+    /// NULL: the OS filesystem for ossa_load_file, no sidecars for ossa_load_memory
+    pub io: *const ossa_file_io,
+    /// the file's name or path, for ossa_load_memory (extension, sidecars); may be NULL
+    pub name: *const c_char,
+    /// which skeleton of a multi-skeleton file (Sims CMX); NULL = the first
+    pub skeleton: *const c_char,
+}
+
+/// A loaded model; opaque.
+pub struct ossa_model {
+    model: Model,
+}
+
+#[repr(C)]
+pub struct ossa_model_info {
+    pub format: u32,
+    pub bone_count: u32,
+    pub mesh_count: u32,
+    pub frame_count: u32,
+    pub animation_count: u32,
+    /// totals over all meshes
+    pub vertex_count: u32,
+    pub triangle_count: u32,
+    /// most bones influencing one vertex
+    pub max_influences: u32,
+    /// OSSA_MODEL_UNBOUND = 1: meshes wait for ossa_model_bind
+    pub flags: u32,
+    /// 0 = x, 1 = y, 2 = z, in the file's own coordinates
+    pub up_axis: u32,
+    /// +1 right-handed, -1 left-handed
+    pub handedness: i32,
+    /// bounds of the bind pose
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+}
+
+#[repr(C)]
+pub struct ossa_bone_info {
+    pub name: *const c_char,
+    /// < own index, or -1
+    pub parent: i32,
+    /// OSSA_BONE_ATTACHMENT = 1
+    pub flags: u32,
+}
+
+#[repr(C)]
+pub struct ossa_frame_info {
+    pub name: *const c_char,
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+    pub yaw_radius: f32,
+    pub radius: f32,
+}
+
+#[repr(C)]
+pub struct ossa_mesh_info {
+    /// "" where the format has none
+    pub name: *const c_char,
+    /// shader, material or texture name; "" where none
+    pub shader: *const c_char,
+    pub vertex_count: u32,
+    pub triangle_count: u32,
+    /// 3 * triangle_count, each < vertex_count
+    pub indices: *const u32,
+    /// 2 * vertex_count, as stored in the file; NULL where none
+    pub texcoords: *const f32,
+    /// triangle_count (DPM); NULL where none
+    pub group_ids: *const u32,
+}
+
+/// Rows of a 3x4 affine matrix acting on column vectors:
+/// x' = m[0]x + m[1]y + m[2]z + m[3], y' = m[4]x + ... + m[7], z' = m[8]x + ... + m[11]
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ossa_mat3x4 {
+    pub m: [f32; 12],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ossa_frame_blend {
+    pub frame: u32,
+    pub weight: f32,
+}
+
+/// Strides in bytes, >= 12 and multiples of 4; a buffer for n vertices must hold
+/// stride * (n - 1) + 12 bytes. Positions and normals may interleave in one caller buffer.
+#[repr(C)]
+pub struct ossa_skin_target {
+    /// required
+    pub positions: *mut f32,
+    pub position_stride: usize,
+    pub position_bytes: usize,
+    /// NULL = not wanted
+    pub normals: *mut f32,
+    pub normal_stride: usize,
+    pub normal_bytes: usize,
+}
+
+/// Receives saved bytes, possibly in several calls; returns OSSA_OK or an error to stop saving.
+pub type ossa_write_fn =
+    Option<unsafe extern "C" fn(user: *mut c_void, data: *const u8, size: usize) -> u32>;
+
+// The C structs and the Rust ones they are read as must share a layout, and the C constants
+// must be the library's own.
+const _: () = {
+    assert!(OSSA_BONE_ATTACHMENT == BONE_ATTACHMENT);
+    assert!(OSSA_SKIN_NORMALIZE == SKIN_NORMALIZE);
+    assert!(size_of::<ossa_mat3x4>() == size_of::<Mat3x4>());
+    assert!(align_of::<ossa_mat3x4>() == align_of::<Mat3x4>());
+    assert!(size_of::<ossa_frame_blend>() == size_of::<FrameBlend>());
+    assert!(align_of::<ossa_frame_blend>() == align_of::<FrameBlend>());
+};
+
+const NOT_APPLICABLE: u64 = u64::MAX;
+
+fn write_error(error: *mut ossa_error, code: u32, line: u32, offset: u64, message: &str) {
+    if error.is_null() {
+        return;
+    }
+    let mut text = [0 as c_char; 512];
+    let mut end = message.len().min(text.len() - 1);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    for (dst, src) in text.iter_mut().zip(message.as_bytes().iter().take(end)) {
+        *dst = *src as c_char;
+    }
+    let record = ossa_error {
+        result: code,
+        line,
+        offset,
+        message: text,
+    };
+    // SAFETY: `error` is non-null and, by the contract, points to a writable ossa_error.
+    unsafe { error.write_unaligned(record) };
+}
+
+fn report(error: *mut ossa_error, result: std::thread::Result<Result<()>>) -> u32 {
+    match result {
+        Ok(Ok(())) => {
+            write_error(error, 0, 0, NOT_APPLICABLE, "");
+            0
+        }
+        Ok(Err(e)) => {
+            let code = e.code() as u32;
+            let d = e.detail();
+            write_error(
+                error,
+                code,
+                d.line.unwrap_or(0),
+                d.offset.unwrap_or(NOT_APPLICABLE),
+                &e.to_string(),
+            );
+            code
+        }
+        Err(_) => {
+            let code = ErrorCode::Panic as u32;
+            write_error(
+                error,
+                code,
+                0,
+                NOT_APPLICABLE,
+                "internal error: a panic was caught at the C boundary",
+            );
+            code
+        }
+    }
+}
+
+/// Runs `body`, catching panics, and turns its outcome into a result code and error record.
+fn guard(error: *mut ossa_error, body: impl FnOnce() -> Result<()>) -> u32 {
+    report(error, catch_unwind(AssertUnwindSafe(body)))
+}
+
+/// For functions that answer with a value rather than a result code.
+fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+}
+
+fn null(what: &str) -> Error {
+    Error::null_argument(format!("{what} is NULL"))
+}
+
+/// The model behind a handle.
+fn model_ref<'a>(model: *const ossa_model) -> Result<&'a Model> {
+    // SAFETY: a non-null handle came from ossa_load_* and has not been freed (the contract).
+    unsafe { model.as_ref() }
+        .map(|m| &m.model)
+        .ok_or_else(|| null("model"))
+}
+
+/// Writes `value` through a caller's out-pointer, only after everything else has succeeded.
+fn put<T>(out: *mut T, value: T) {
+    // SAFETY: callers check `out` for NULL before computing `value`; the contract says it is
+    // writable and sized for T.
+    unsafe { out.write_unaligned(value) };
+}
+
+fn c_str<'a>(p: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: a non-null string argument is NUL-terminated by the contract.
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) })
+}
+
+fn c_name(bytes_with_nul: &[u8]) -> *const c_char {
+    bytes_with_nul.as_ptr().cast()
+}
+
+struct CallerIo {
+    io: ossa_file_io,
+}
+
+impl CallerIo {
+    /// Reads a whole file through the caller's callback, hands the bytes to `f`, and releases them.
+    fn with_file<R>(&self, path: &CStr, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+        let read = self.io.read.ok_or_else(|| null("io->read"))?;
+        let mut data: *const u8 = ptr::null();
+        let mut size: usize = 0;
+        let mut token: *mut c_void = ptr::null_mut();
+        // SAFETY: the caller supplied this callback for exactly this call shape.
+        let code = unsafe {
+            read(
+                self.io.user,
+                path.as_ptr(),
+                &mut data,
+                &mut size,
+                &mut token,
+            )
+        };
+        let shown = path.to_string_lossy();
+        if code == ErrorCode::NotFound as u32 {
+            return Err(Error::not_found(format!(
+                "{shown}: the read callback found no such file"
+            )));
+        }
+        if code != 0 {
+            return Err(Error::io(
+                format!("{shown}: the read callback failed with code {code}"),
+                None,
+            ));
+        }
+        let release = Release {
+            io: &self.io,
+            token,
+        };
+        let bytes: &[u8] = if size == 0 {
+            &[]
+        } else if data.is_null() {
+            return Err(Error::io(
+                format!("{shown}: the read callback returned no data"),
+                None,
+            ));
+        } else {
+            // SAFETY: the callback promised `size` readable bytes at `data` until released.
+            unsafe { std::slice::from_raw_parts(data, size) }
+        };
+        let result = f(bytes);
+        drop(release);
+        result
+    }
+}
+
+/// Hands a read file back to the caller, even when loading fails or panics.
+struct Release<'a> {
+    io: &'a ossa_file_io,
+    token: *mut c_void,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        if let Some(release) = self.io.release {
+            // SAFETY: called once for the one successful read this guard stands for.
+            unsafe { release(self.io.user, self.token) };
+        }
+    }
+}
+
+struct Options {
+    rust: LoadOptions,
+    io: Option<CallerIo>,
+}
+
+fn read_options(options: *const ossa_load_options) -> Result<Options> {
+    let mut o = ossa_load_options {
+        size: size_of::<ossa_load_options>() as u32,
+        format: 0,
+        flags: 0,
+        reserved: 0,
+        max_bytes: 0,
+        io: ptr::null(),
+        name: ptr::null(),
+        skeleton: ptr::null(),
+    };
+    if !options.is_null() {
+        // SAFETY: a non-null options pointer points to at least its `size` field.
+        let size = unsafe { options.cast::<u32>().read_unaligned() } as usize;
+        if size < 8 {
+            return Err(Error::invalid_argument(format!(
+                "options->size is {size}; call ossa_load_options_init first"
+            )));
+        }
+        let n = size.min(size_of::<ossa_load_options>());
+        // SAFETY: the caller's struct holds `size` bytes; we copy no more than both structs hold.
+        unsafe { ptr::copy_nonoverlapping(options.cast::<u8>(), (&raw mut o).cast::<u8>(), n) };
+    }
+    let format = Format::from_u32(o.format).ok_or_else(|| {
+        Error::invalid_argument(format!("options->format {} is no ossa_format", o.format))
+    })?;
+    if o.flags & !OSSA_LOAD_STRICT != 0 {
+        return Err(Error::invalid_argument(format!(
+            "unknown load flags {:#x}",
+            o.flags
+        )));
+    }
+    // SAFETY: a non-null io pointer points to an ossa_file_io that outlives the call.
+    let io = unsafe { o.io.as_ref() }.map(|io| CallerIo { io: *io });
+    if let Some(io) = &io
+        && io.io.read.is_none()
+    {
+        return Err(null("options->io->read"));
+    }
+    Ok(Options {
+        rust: LoadOptions {
+            format,
+            strict: o.flags & OSSA_LOAD_STRICT != 0,
+            max_bytes: o.max_bytes,
+            name: c_str(o.name).map(|n| n.to_string_lossy().into_owned()),
+        },
+        io,
+    })
+}
+
+fn hand_out(out: *mut *mut ossa_model, model: Model) {
+    put(out, Box::into_raw(Box::new(ossa_model { model })));
+}
+
+/// (MAJOR << 16) | (MINOR << 8) | PATCH
+#[unsafe(no_mangle)]
+pub extern "C" fn ossa_version() -> u32 {
+    (OSSA_VERSION_MAJOR << 16) | (OSSA_VERSION_MINOR << 8) | OSSA_VERSION_PATCH
+}
+
+/// "OSSA_ERR_TRUNCATED"; never NULL, also for unknown values.
+#[unsafe(no_mangle)]
+pub extern "C" fn ossa_result_name(result: u32) -> *const c_char {
+    let name: &'static CStr = match result {
+        0 => c"OSSA_OK",
+        1 => c"OSSA_ERR_NULL_ARGUMENT",
+        2 => c"OSSA_ERR_INVALID_ARGUMENT",
+        3 => c"OSSA_ERR_UNKNOWN_FORMAT",
+        4 => c"OSSA_ERR_TRUNCATED",
+        5 => c"OSSA_ERR_MALFORMED",
+        6 => c"OSSA_ERR_UNSUPPORTED",
+        7 => c"OSSA_ERR_LIMIT",
+        8 => c"OSSA_ERR_IO",
+        9 => c"OSSA_ERR_NOT_FOUND",
+        10 => c"OSSA_ERR_MISMATCH",
+        11 => c"OSSA_ERR_OUT_OF_MEMORY",
+        12 => c"OSSA_ERR_PANIC",
+        _ => c"OSSA_ERR_UNKNOWN",
+    };
+    name.as_ptr()
+}
+
+/// "OSSA_FORMAT_DPM"; never NULL, also for unknown values.
+#[unsafe(no_mangle)]
+pub extern "C" fn ossa_format_name(format: u32) -> *const c_char {
+    let name: &'static CStr = match format {
+        0 => c"OSSA_FORMAT_AUTO",
+        1 => c"OSSA_FORMAT_DPM",
+        2 => c"OSSA_FORMAT_SKM",
+        3 => c"OSSA_FORMAT_SKP",
+        4 => c"OSSA_FORMAT_SIMS_SKN",
+        5 => c"OSSA_FORMAT_SIMS_BMF",
+        6 => c"OSSA_FORMAT_SIMS_CMX",
+        7 => c"OSSA_FORMAT_SIMS_BCF",
+        8 => c"OSSA_FORMAT_MM2_SKEL",
+        9 => c"OSSA_FORMAT_DMF",
+        10 => c"OSSA_FORMAT_DMF_JSON",
+        _ => c"OSSA_FORMAT_UNKNOWN",
+    };
+    name.as_ptr()
+}
+
+/// Fills in the defaults and size.
+///
+/// # Safety
+/// `options` is NULL (a no-op) or points to a writable `ossa_load_options`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_load_options_init(options: *mut ossa_load_options) {
+    if options.is_null() {
+        return;
+    }
+    put(
+        options,
+        ossa_load_options {
+            size: size_of::<ossa_load_options>() as u32,
+            format: ossa_format::OSSA_FORMAT_AUTO as u32,
+            flags: 0,
+            reserved: 0,
+            max_bytes: 0,
+            io: ptr::null(),
+            name: ptr::null(),
+            skeleton: ptr::null(),
+        },
+    );
+}
+
+/// Loads a model from `size` bytes at `data`.
+///
+/// # Safety
+/// `data` points to `size` readable bytes; `options` is NULL or initialised; `out` is writable;
+/// `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_load_memory(
+    data: *const u8,
+    size: usize,
+    options: *const ossa_load_options,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        if data.is_null() {
+            return Err(null("data"));
+        }
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let options = read_options(options)?;
+        // SAFETY: the caller promises `size` readable bytes at `data` for this call.
+        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
+        let model = Model::load(bytes, &options.rust)?;
+        hand_out(out, model);
+        Ok(())
+    })
+}
+
+/// Loads a model from a file: through `options->io` when given, else from the OS filesystem.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `options` is NULL or initialised; `out` is writable;
+/// `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_load_file(
+    path: *const c_char,
+    options: *const ossa_load_options,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let path = c_str(path).ok_or_else(|| null("path"))?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let mut options = read_options(options)?;
+        if options.rust.name.is_none() {
+            options.rust.name = Some(path.to_string_lossy().into_owned());
+        }
+        let model = match &options.io {
+            Some(io) => io.with_file(path, |bytes| Model::load(bytes, &options.rust))?,
+            None => {
+                let data = crate::format::read_file(&os_path(path))?;
+                Model::load(&data, &options.rust)?
+            }
+        };
+        hand_out(out, model);
+        Ok(())
+    })
+}
+
+#[cfg(unix)]
+fn os_path(path: &CStr) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    std::path::PathBuf::from(std::ffi::OsStr::from_bytes(path.to_bytes()))
+}
+
+#[cfg(not(unix))]
+fn os_path(path: &CStr) -> std::path::PathBuf {
+    std::path::PathBuf::from(path.to_string_lossy().into_owned())
+}
+
+/// Frees a model; NULL is a no-op.
+///
+/// # Safety
+/// `model` is NULL or a handle from ossa_load_* not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_free(model: *mut ossa_model) {
+    if model.is_null() {
+        return;
+    }
+    guard_value((), || {
+        // SAFETY: the handle came from Box::into_raw in hand_out and is freed once.
+        drop(unsafe { Box::from_raw(model) });
+    });
+}
+
+/// A new model whose meshes use the bones of `skeleton`.
+///
+/// # Safety
+/// `meshes` and `skeleton` are live handles; `out` is writable; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_bind(
+    meshes: *const ossa_model,
+    skeleton: *const ossa_model,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let meshes = model_ref(meshes)?;
+        let skeleton = model_ref(skeleton)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        Err(Error::unsupported(format!(
+            "binding {} meshes to a {} skeleton is not supported by this version of ossa",
+            meshes.format().name(),
+            skeleton.format().name()
+        )))
+    })
+}
+
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_info(
+    model: *const ossa_model,
+    out: *mut ossa_model_info,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let i = model.info();
+        put(
+            out,
+            ossa_model_info {
+                format: i.format as u32,
+                bone_count: i.bone_count,
+                mesh_count: i.mesh_count,
+                frame_count: i.frame_count,
+                animation_count: i.animation_count,
+                vertex_count: i.vertex_count,
+                triangle_count: i.triangle_count,
+                max_influences: i.max_influences,
+                flags: 0,
+                up_axis: i.up_axis,
+                handedness: i.handedness,
+                mins: i.mins,
+                maxs: i.maxs,
+            },
+        );
+        Ok(())
+    })
+}
+
+fn out_of_range(what: &str, index: u32, count: usize) -> Error {
+    Error::invalid_argument(format!("{what} {index} out of range (model has {count})"))
+}
+
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_bone(
+    model: *const ossa_model,
+    bone: u32,
+    out: *mut ossa_bone_info,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let bones = model.bones();
+        let b = bones
+            .get(bone as usize)
+            .ok_or_else(|| out_of_range("bone", bone, bones.len()))?;
+        put(
+            out,
+            ossa_bone_info {
+                name: c_name(b.name.as_bytes_with_nul()),
+                parent: b.parent,
+                flags: b.flags,
+            },
+        );
+        Ok(())
+    })
+}
+
+fn find(
+    model: *const ossa_model,
+    name: *const c_char,
+    lookup: impl Fn(&Model, &[u8]) -> Option<u32>,
+) -> i32 {
+    guard_value(-1, || {
+        let (Ok(model), Some(name)) = (model_ref(model), c_str(name)) else {
+            return -1;
+        };
+        lookup(model, name.to_bytes()).map_or(-1, |i| i32::try_from(i).unwrap_or(-1))
+    })
+}
+
+/// Exact match; -1 if absent; O(1).
+///
+/// # Safety
+/// `model` is NULL or a live handle; `name` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_find_bone(
+    model: *const ossa_model,
+    name: *const c_char,
+) -> i32 {
+    find(model, name, |m, n| m.find_bone(n))
+}
+
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_frame(
+    model: *const ossa_model,
+    frame: u32,
+    out: *mut ossa_frame_info,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let frames = model.frames();
+        let f = frames
+            .get(frame as usize)
+            .ok_or_else(|| out_of_range("frame", frame, frames.len()))?;
+        put(
+            out,
+            ossa_frame_info {
+                name: c_name(f.name.as_bytes_with_nul()),
+                mins: f.mins,
+                maxs: f.maxs,
+                yaw_radius: f.yaw_radius,
+                radius: f.radius,
+            },
+        );
+        Ok(())
+    })
+}
+
+/// Exact match; -1 if absent; O(1).
+///
+/// # Safety
+/// `model` is NULL or a live handle; `name` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_find_frame(
+    model: *const ossa_model,
+    name: *const c_char,
+) -> i32 {
+    find(model, name, |m, n| m.find_frame(n))
+}
+
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_mesh(
+    model: *const ossa_model,
+    mesh: u32,
+    out: *mut ossa_mesh_info,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let meshes = model.meshes();
+        let m = meshes
+            .get(mesh as usize)
+            .ok_or_else(|| out_of_range("mesh", mesh, meshes.len()))?;
+        put(
+            out,
+            ossa_mesh_info {
+                name: c_name(m.name().as_bytes_with_nul()),
+                shader: c_name(m.shader().as_bytes_with_nul()),
+                vertex_count: m.vertex_count() as u32,
+                triangle_count: m.triangle_count() as u32,
+                indices: m.indices().as_ptr(),
+                texcoords: m.texcoords().map_or(ptr::null(), |t| t.as_ptr().cast()),
+                group_ids: m.group_ids().map_or(ptr::null(), |g| g.as_ptr()),
+            },
+        );
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `model` is NULL (answers 0) or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_warning_count(model: *const ossa_model) -> u32 {
+    guard_value(0, || {
+        model_ref(model).map_or(0, |m| m.warnings().len() as u32)
+    })
+}
+
+/// NULL past the end.
+///
+/// # Safety
+/// `model` is NULL (answers NULL) or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_warning(model: *const ossa_model, index: u32) -> *const c_char {
+    guard_value(ptr::null(), || {
+        model_ref(model)
+            .ok()
+            .and_then(|m| m.warnings().get(index as usize))
+            .map_or(ptr::null(), |w| c_name(w.as_bytes_with_nul()))
+    })
+}
+
+/// The caller's bone matrices, once their count is known to be the model's.
+fn bones_out<'a>(
+    model: &Model,
+    bones: *mut ossa_mat3x4,
+    bone_count: usize,
+) -> Result<&'a mut [Mat3x4]> {
+    if bones.is_null() {
+        return Err(null("bones_out"));
+    }
+    if bone_count != model.bones().len() {
+        return Err(Error::invalid_argument(format!(
+            "bone_count is {bone_count}, the model has {} bones",
+            model.bones().len()
+        )));
+    }
+    // SAFETY: non-null, `bone_count` matrices long by the contract; ossa_mat3x4 and Mat3x4 share
+    // a layout (checked at compile time above).
+    Ok(unsafe { std::slice::from_raw_parts_mut(bones.cast::<Mat3x4>(), bone_count) })
+}
+
+fn bones_in<'a>(
+    model: &Model,
+    bones: *const ossa_mat3x4,
+    bone_count: usize,
+    what: &str,
+) -> Result<&'a [Mat3x4]> {
+    if bones.is_null() {
+        return Err(null(what));
+    }
+    if bone_count != model.bones().len() {
+        return Err(Error::invalid_argument(format!(
+            "bone_count is {bone_count}, the model has {} bones",
+            model.bones().len()
+        )));
+    }
+    // SAFETY: as in bones_out, read-only.
+    Ok(unsafe { std::slice::from_raw_parts(bones.cast::<Mat3x4>(), bone_count) })
+}
+
+fn blends_in<'a>(blends: *const ossa_frame_blend, count: usize) -> Result<&'a [FrameBlend]> {
+    if blends.is_null() {
+        return Err(null("blends"));
+    }
+    if count == 0 || count > crate::pose::MAX_BLENDS {
+        return Err(Error::invalid_argument(format!(
+            "blend_count {count} is not 1 to 8"
+        )));
+    }
+    // SAFETY: `count` blends are readable by the contract; the layouts match (checked above).
+    Ok(unsafe { std::slice::from_raw_parts(blends.cast::<FrameBlend>(), count) })
+}
+
+fn root_in<'a>(root: *const ossa_mat3x4) -> Option<&'a Mat3x4> {
+    // SAFETY: a non-null root points to one matrix; the layouts match.
+    unsafe { root.cast::<Mat3x4>().as_ref() }
+}
+
+/// Model-space bone matrices for a weighted blend of 1 to 8 frames.
+///
+/// # Safety
+/// `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
+/// `bones_out` holds `bone_count` matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_pose_frames(
+    model: *const ossa_model,
+    blends: *const ossa_frame_blend,
+    blend_count: usize,
+    root: *const ossa_mat3x4,
+    bones_out: *mut ossa_mat3x4,
+    bone_count: usize,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        let blends = blends_in(blends, blend_count)?;
+        let out = self::bones_out(model, bones_out, bone_count)?;
+        model.pose_frames(blends, root_in(root), out)
+    })
+}
+
+/// The same blend, left parent-relative.
+///
+/// # Safety
+/// As for `ossa_pose_frames`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_pose_frames_local(
+    model: *const ossa_model,
+    blends: *const ossa_frame_blend,
+    blend_count: usize,
+    local_out: *mut ossa_mat3x4,
+    bone_count: usize,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        let blends = blends_in(blends, blend_count)?;
+        let out = bones_out(model, local_out, bone_count)?;
+        model.pose_frames_local(blends, out)
+    })
+}
+
+/// Concatenates caller-made parent-relative poses.
+///
+/// # Safety
+/// `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not
+/// overlap; `root` is NULL or one matrix.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_pose_concat(
+    model: *const ossa_model,
+    local: *const ossa_mat3x4,
+    root: *const ossa_mat3x4,
+    bones_out: *mut ossa_mat3x4,
+    bone_count: usize,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        let local = bones_in(model, local, bone_count, "local")?;
+        let out = self::bones_out(model, bones_out, bone_count)?;
+        model.pose_concat(local, root_in(root), out)
+    })
+}
+
+/// A caller's buffers, written through raw pointers because positions and normals may
+/// interleave in one buffer (two `&mut` slices over it would alias).
+struct CTarget {
+    positions: *mut u8,
+    position_stride: usize,
+    normals: *mut u8,
+    normal_stride: usize,
+    capacity: usize,
+}
+
+fn stride_capacity(stride: usize, bytes: usize, what: &str) -> Result<usize> {
+    if stride < 12 || !stride.is_multiple_of(4) {
+        return Err(Error::invalid_argument(format!(
+            "{what} stride {stride} is not a multiple of 4 of at least 12"
+        )));
+    }
+    Ok(if bytes < 12 {
+        0
+    } else {
+        (bytes - 12) / stride + 1
+    })
+}
+
+impl CTarget {
+    fn new(t: &ossa_skin_target) -> Result<CTarget> {
+        if t.positions.is_null() {
+            return Err(null("target->positions"));
+        }
+        let mut capacity = stride_capacity(t.position_stride, t.position_bytes, "position")?;
+        if !t.normals.is_null() {
+            capacity = capacity.min(stride_capacity(t.normal_stride, t.normal_bytes, "normal")?);
+        }
+        Ok(CTarget {
+            positions: t.positions.cast(),
+            position_stride: t.position_stride,
+            normals: t.normals.cast(),
+            normal_stride: t.normal_stride,
+            capacity,
+        })
+    }
+}
+
+impl SkinTarget for CTarget {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+    fn wants_normals(&self) -> bool {
+        !self.normals.is_null()
+    }
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        // SAFETY: skin_mesh calls put only for i < count <= capacity, and capacity was computed
+        // from the byte sizes the caller gave, so these 12 bytes lie inside the caller's buffer.
+        unsafe {
+            self.positions
+                .add(i * self.position_stride)
+                .cast::<[f32; 3]>()
+                .write_unaligned(position);
+            if !self.normals.is_null() {
+                self.normals
+                    .add(i * self.normal_stride)
+                    .cast::<[f32; 3]>()
+                    .write_unaligned(normal);
+            }
+        }
+    }
+}
+
+/// Skins vertices [first, first + count) of `mesh`.
+///
+/// # Safety
+/// `model` is a live handle; `bones` holds `bone_count` matrices; `target` describes writable
+/// buffers of the sizes it states.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_skin_mesh(
+    model: *const ossa_model,
+    mesh: u32,
+    bones: *const ossa_mat3x4,
+    bone_count: usize,
+    first: u32,
+    count: u32,
+    flags: u32,
+    target: *const ossa_skin_target,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        let bones = bones_in(model, bones, bone_count, "bones")?;
+        // SAFETY: a non-null target points to one ossa_skin_target.
+        let target = unsafe { target.as_ref() }.ok_or_else(|| null("target"))?;
+        let mut target = CTarget::new(target)?;
+        model.skin_mesh(
+            mesh as usize,
+            bones,
+            first as usize,
+            count as usize,
+            flags,
+            &mut target,
+        )
+    })
+}
+
+/// Writes `model` as `format` (OSSA_FORMAT_DPM) through `write`, which may be called several times.
+///
+/// # Safety
+/// `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_save(
+    model: *const ossa_model,
+    format: u32,
+    flags: u32,
+    write: ossa_write_fn,
+    user: *mut c_void,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        let write = write.ok_or_else(|| null("write"))?;
+        let format = Format::from_u32(format)
+            .ok_or_else(|| Error::invalid_argument(format!("format {format} is no ossa_format")))?;
+        if flags != 0 {
+            return Err(Error::invalid_argument(format!(
+                "unknown save flags {flags:#x}"
+            )));
+        }
+        let bytes = model.save(format)?;
+        // SAFETY: the caller supplied this callback for exactly this call shape.
+        let code = unsafe { write(user, bytes.as_ptr(), bytes.len()) };
+        if code != 0 {
+            return Err(Error::io(
+                format!("the write callback failed with code {code}"),
+                None,
+            ));
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,749 @@
+//! DarkPlaces DPM: big-endian, hierarchical skeletal poses as 3x4 matrices.
+//!
+//! Layout (offsets from the start of the file): an 80-byte header; `num_bones` 40-byte bones;
+//! `num_meshs` 56-byte mesh headers; `num_frames` 68-byte frame headers; per mesh a sequential
+//! vertex block (`u32 numbones` then that many 32-byte influences), texcoords, indices and
+//! group ids; per frame `num_bones` 48-byte parent-relative poses. Every offset and size is
+//! checked against the buffer, and no two structures may share bytes, so that what is allocated
+//! is bounded by the file's size.
+
+use byteorder::{BigEndian, ByteOrder};
+
+use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
+use crate::error::{Error, Result, ResultExt};
+use crate::format::{Checker, Format};
+use crate::math::Mat3x4;
+use crate::model::{Animation, Bone, Frame, Influence, MeshParts, Model, ModelParts, Name};
+
+type Be = BigEndian;
+
+pub const MAGIC: &[u8; 16] = b"DARKPLACESMODEL\0";
+const TYPE: u32 = 2;
+const HEADER_SIZE: u64 = 80;
+const BONE_SIZE: u64 = 40;
+const MESH_SIZE: u64 = 56;
+const FRAME_SIZE: u64 = 68;
+const INFLUENCE_SIZE: u64 = 32;
+const POSE_SIZE: u64 = 48;
+const NAME_SIZE: usize = 32;
+
+/// Influence sums further from 1 than this are reported (default mode) or rejected (strict).
+const SUM_EXACT: f32 = 1e-4;
+/// Influence sums further from 1 than this are rejected in every mode.
+const SUM_TOLERATED: f32 = 1e-2;
+/// DarkPlaces plays a frame without a scene file as a scene of its own at this rate.
+const DEFAULT_FPS: f32 = 10.0;
+
+/// The parts of a file, for the check that no two share bytes.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Header,
+    Bones,
+    Meshes,
+    Frames,
+    Vertices(u32),
+    Texcoords(u32),
+    Indices(u32),
+    GroupIds(u32),
+    Poses(u32),
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Part::Header => write!(f, "header"),
+            Part::Bones => write!(f, "bone table"),
+            Part::Meshes => write!(f, "mesh table"),
+            Part::Frames => write!(f, "frame table"),
+            Part::Vertices(m) => write!(f, "mesh {m} vertices"),
+            Part::Texcoords(m) => write!(f, "mesh {m} texcoords"),
+            Part::Indices(m) => write!(f, "mesh {m} indices"),
+            Part::GroupIds(m) => write!(f, "mesh {m} group ids"),
+            Part::Poses(fr) => write!(f, "frame {fr} poses"),
+        }
+    }
+}
+
+struct Region {
+    start: u64,
+    end: u64,
+    part: Part,
+}
+
+struct Header {
+    num_bones: u32,
+    num_meshes: u32,
+    num_frames: u32,
+    ofs_bones: u32,
+    ofs_meshes: u32,
+    ofs_frames: u32,
+}
+
+struct MeshLayout {
+    shader: Name,
+    num_verts: u32,
+    num_tris: u32,
+    ofs_verts: u32,
+    ofs_texcoords: u32,
+    ofs_indices: u32,
+    ofs_groupids: u32,
+    influence_count: u64,
+}
+
+struct Layout {
+    bones: Vec<Bone>,
+    meshes: Vec<MeshLayout>,
+    frames: Vec<FrameLayout>,
+    regions: Vec<Region>,
+}
+
+struct FrameLayout {
+    frame: Frame,
+    ofs_poses: u64,
+}
+
+/// Reads a float, reporting NaN or infinity as a problem at its byte (0 stands in when validating).
+fn finite(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl FnOnce() -> String) -> Result<f32> {
+    let at = c.pos();
+    let v = c.f32_raw()?;
+    if v.is_finite() {
+        return Ok(v);
+    }
+    ck.problem(Error::malformed(format!("{}: {v} is not a finite number", what())).at(at))?;
+    Ok(0.0)
+}
+
+fn vec3(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl Fn() -> String) -> Result<[f32; 3]> {
+    Ok([
+        finite(c, ck, &what)?,
+        finite(c, ck, &what)?,
+        finite(c, ck, &what)?,
+    ])
+}
+
+fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
+    let id_len = data.len().min(MAGIC.len());
+    if data.get(..id_len) != MAGIC.get(..id_len) {
+        return Err(Error::unknown_format(
+            "header: id is not \"DARKPLACESMODEL\" (not a DPM file)",
+        )
+        .at(0));
+    }
+    let mut c = Cursor::<Be>::at(data, 0)?;
+    c.require(HEADER_SIZE).within(|| "header")?;
+    c.skip(16)?;
+    let type_at = c.pos();
+    let ty = c.u32()?;
+    if ty != TYPE {
+        return Err(Error::unsupported(format!(
+            "header: type {ty} (only type 2, hierarchical skeletal pose, exists)"
+        ))
+        .at(type_at));
+    }
+    let filesize_at = c.pos();
+    let filesize = c.u32()?;
+    if filesize as u64 != data.len() as u64 {
+        ck.tolerate(
+            Error::malformed(format!(
+                "header: filesize says {filesize} bytes, the data has {}",
+                data.len()
+            ))
+            .at(filesize_at),
+        )?;
+    }
+    for _ in 0..8 {
+        finite(&mut c, ck, || "header: bounds".to_owned())?;
+    }
+    let counts_at = c.pos();
+    let h = Header {
+        num_bones: c.u32()?,
+        num_meshes: c.u32()?,
+        num_frames: c.u32()?,
+        ofs_bones: c.u32()?,
+        ofs_meshes: c.u32()?,
+        ofs_frames: c.u32()?,
+    };
+    if h.num_bones == 0 {
+        ck.problem(Error::malformed("header: the model has no bones").at(counts_at))?;
+    }
+    if h.num_frames == 0 {
+        ck.problem(
+            Error::malformed("header: the model has no frames (frame 0 is the bind pose)")
+                .at(counts_at + 8),
+        )?;
+    }
+    Ok(h)
+}
+
+/// The bytes of a table of `count` records of `size` bytes at `offset`, checked against the file.
+fn table(data: &[u8], offset: u32, count: u32, size: u64, part: Part) -> Result<&[u8]> {
+    let len = table_bytes(count as u64, size).within(|| part)?;
+    let (start, end) = span(offset as u64, len, data.len())
+        .map_err(|e| e.within(format!("{part} ({count} records of {size} bytes)")))?;
+    Ok(data.get(start..end).unwrap_or_default())
+}
+
+/// Pass one: the layout of every structure, without allocating for their contents.
+fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
+    let mut regions = vec![Region {
+        start: 0,
+        end: HEADER_SIZE,
+        part: Part::Header,
+    }];
+    let add = |regions: &mut Vec<Region>, start: u64, len: u64, part: Part| {
+        if len > 0 {
+            regions.push(Region {
+                start,
+                end: start + len,
+                part,
+            });
+        }
+    };
+
+    let bone_bytes = table(data, h.ofs_bones, h.num_bones, BONE_SIZE, Part::Bones)?;
+    let mesh_bytes = table(data, h.ofs_meshes, h.num_meshes, MESH_SIZE, Part::Meshes)?;
+    let frame_bytes = table(data, h.ofs_frames, h.num_frames, FRAME_SIZE, Part::Frames)?;
+    add(
+        &mut regions,
+        h.ofs_bones as u64,
+        bone_bytes.len() as u64,
+        Part::Bones,
+    );
+    add(
+        &mut regions,
+        h.ofs_meshes as u64,
+        mesh_bytes.len() as u64,
+        Part::Meshes,
+    );
+    add(
+        &mut regions,
+        h.ofs_frames as u64,
+        frame_bytes.len() as u64,
+        Part::Frames,
+    );
+    // The tables are inside the file, so these counts are bounded by its size.
+    let mut bones = Vec::with_capacity(h.num_bones as usize);
+    for (i, rec) in bone_bytes.as_chunks::<40>().0.iter().enumerate() {
+        let at = h.ofs_bones as u64 + i as u64 * BONE_SIZE;
+        let name = Name::new(rec.get(..NAME_SIZE).unwrap_or_default());
+        let mut parent = u32_at::<Be>(rec, 32) as i32;
+        if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
+            ck.problem(
+                Error::malformed(format!(
+                    "bone {i} ({name}): parent {parent} is not an earlier bone or -1"
+                ))
+                .at(at + 32),
+            )?;
+            parent = -1;
+        }
+        bones.push(Bone {
+            name,
+            parent,
+            flags: u32_at::<Be>(rec, 36),
+        });
+    }
+
+    let mut meshes = Vec::with_capacity(h.num_meshes as usize);
+    for (m, rec) in mesh_bytes.as_chunks::<56>().0.iter().enumerate() {
+        let mi = m as u32;
+        let at = h.ofs_meshes as u64 + m as u64 * MESH_SIZE;
+        let mut l = MeshLayout {
+            shader: Name::new(rec.get(..NAME_SIZE).unwrap_or_default()),
+            num_verts: u32_at::<Be>(rec, 32),
+            num_tris: u32_at::<Be>(rec, 36),
+            ofs_verts: u32_at::<Be>(rec, 40),
+            ofs_texcoords: u32_at::<Be>(rec, 44),
+            ofs_indices: u32_at::<Be>(rec, 48),
+            ofs_groupids: u32_at::<Be>(rec, 52),
+            influence_count: 0,
+        };
+        let at_mesh = |e: Error| e.within(format!("mesh {m} (header at byte {at:#x})"));
+        let tc =
+            table(data, l.ofs_texcoords, l.num_verts, 8, Part::Texcoords(mi)).map_err(at_mesh)?;
+        let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(mi)).map_err(at_mesh)?;
+        let gi = table(data, l.ofs_groupids, l.num_tris, 4, Part::GroupIds(mi)).map_err(at_mesh)?;
+        // Every vertex holds at least its 4-byte count; check that much before walking.
+        table(data, l.ofs_verts, l.num_verts, 4, Part::Vertices(mi)).map_err(at_mesh)?;
+        add(
+            &mut regions,
+            l.ofs_texcoords as u64,
+            tc.len() as u64,
+            Part::Texcoords(mi),
+        );
+        add(
+            &mut regions,
+            l.ofs_indices as u64,
+            ix.len() as u64,
+            Part::Indices(mi),
+        );
+        add(
+            &mut regions,
+            l.ofs_groupids as u64,
+            gi.len() as u64,
+            Part::GroupIds(mi),
+        );
+
+        let mut c = Cursor::<Be>::at(data, l.ofs_verts as u64)?;
+        for v in 0..l.num_verts {
+            let n = c.u32().within(|| format!("mesh {m} vertex {v}"))?;
+            c.skip(n as u64 * INFLUENCE_SIZE)
+                .within(|| format!("mesh {m} vertex {v}: {n} influences"))?;
+            l.influence_count += n as u64;
+        }
+        add(
+            &mut regions,
+            l.ofs_verts as u64,
+            c.pos() - l.ofs_verts as u64,
+            Part::Vertices(mi),
+        );
+        meshes.push(l);
+    }
+
+    let pose_bytes = h.num_bones as u64 * POSE_SIZE;
+    let mut frames = Vec::with_capacity(h.num_frames as usize);
+    for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
+        let at = h.ofs_frames as u64 + f as u64 * FRAME_SIZE;
+        let name = Name::new(rec.get(..NAME_SIZE).unwrap_or_default());
+        let mut c = Cursor::<Be>::at(data, at + 32)?;
+        let what = || format!("frame {f} ({name}): bounds");
+        let mins = vec3(&mut c, ck, what)?;
+        let maxs = vec3(&mut c, ck, what)?;
+        let yaw_radius = finite(&mut c, ck, what)?;
+        let radius = finite(&mut c, ck, what)?;
+        let ofs = c.i32()?;
+        if ofs < 0 {
+            return Err(Error::malformed(format!(
+                "frame {f} ({name}): pose offset {ofs} is negative"
+            ))
+            .at(at + 64));
+        }
+        span(ofs as u64, pose_bytes, data.len()).within(|| {
+            format!(
+                "frame {f} ({name}) poses ({} bones of 48 bytes)",
+                h.num_bones
+            )
+        })?;
+        add(&mut regions, ofs as u64, pose_bytes, Part::Poses(f as u32));
+        frames.push(FrameLayout {
+            frame: Frame {
+                name,
+                mins,
+                maxs,
+                yaw_radius,
+                radius,
+            },
+            ofs_poses: ofs as u64,
+        });
+    }
+    Ok(Layout {
+        bones,
+        meshes,
+        frames,
+        regions,
+    })
+}
+
+/// No two structures may share bytes: a file that reuses data would make allocations grow
+/// faster than the file.
+fn check_disjoint(mut regions: Vec<Region>) -> Result<()> {
+    regions.sort_unstable_by_key(|r| (r.start, r.end));
+    for pair in regions.windows(2) {
+        if let [a, b] = pair
+            && b.start < a.end
+        {
+            return Err(Error::malformed(format!(
+                "{} (bytes {:#x}..{:#x}) overlaps {} (bytes {:#x}..{:#x})",
+                b.part, b.start, b.end, a.part, a.start, a.end
+            ))
+            .at(b.start));
+        }
+    }
+    Ok(())
+}
+
+fn read_poses(
+    data: &[u8],
+    frames: &[FrameLayout],
+    num_bones: u32,
+    ck: &mut Checker,
+) -> Result<Vec<Mat3x4>> {
+    let mut poses = Vec::with_capacity(frames.len() * num_bones as usize);
+    for (f, fl) in frames.iter().enumerate() {
+        let bytes = table(
+            data,
+            fl.ofs_poses as u32,
+            num_bones,
+            POSE_SIZE,
+            Part::Poses(f as u32),
+        )?;
+        for (b, rec) in bytes.as_chunks::<48>().0.iter().enumerate() {
+            let mut m = [0.0f32; 12];
+            Be::read_f32_into(rec, &mut m);
+            if let Some(k) = m.iter().position(|v| !v.is_finite()) {
+                ck.problem(
+                    Error::malformed(format!(
+                        "frame {f} ({}) bone {b}: pose element {k} is {}, not a finite number",
+                        fl.frame.name,
+                        m.get(k).copied().unwrap_or_default()
+                    ))
+                    .at(fl.ofs_poses + b as u64 * POSE_SIZE + k as u64 * 4),
+                )?;
+                m = Mat3x4::IDENTITY.m;
+            }
+            poses.push(Mat3x4 { m });
+        }
+    }
+    Ok(poses)
+}
+
+/// Worst influence sum seen in a mesh among those the default mode tolerates.
+#[derive(Default)]
+struct SumReport {
+    count: u32,
+    worst_vertex: u32,
+    worst_sum: f32,
+    worst_off: f32,
+    worst_at: u64,
+}
+
+fn read_mesh(
+    data: &[u8],
+    m: usize,
+    l: &MeshLayout,
+    num_bones: u32,
+    ck: &mut Checker,
+) -> Result<MeshParts> {
+    let vc = l.num_verts as usize;
+    let mut influence_start = Vec::with_capacity(vc + 1);
+    let mut influences = Vec::with_capacity(l.influence_count as usize);
+    influence_start.push(0u32);
+    let mut sums = SumReport::default();
+    let mut c = Cursor::<Be>::at(data, l.ofs_verts as u64)?;
+    for v in 0..l.num_verts {
+        let vertex_at = c.pos();
+        let n = c.u32()?;
+        let block = c.bytes((n as u64 * INFLUENCE_SIZE) as usize)?;
+        let mut sum = 0.0f32;
+        for (k, rec) in block.as_chunks::<32>().0.iter().enumerate() {
+            let at = vertex_at + 4 + k as u64 * INFLUENCE_SIZE;
+            let mut f = [0.0f32; 7];
+            Be::read_f32_into(rec.get(..28).unwrap_or_default(), &mut f);
+            let mut bone = u32_at::<Be>(rec, 28);
+            if let Some(j) = f.iter().position(|x| !x.is_finite()) {
+                ck.problem(
+                    Error::malformed(format!(
+                        "mesh {m} vertex {v} influence {k}: {} is not a finite number",
+                        f.get(j).copied().unwrap_or_default()
+                    ))
+                    .at(at + j as u64 * 4),
+                )?;
+                f = [0.0; 7];
+            }
+            if bone >= num_bones {
+                ck.problem(
+                    Error::malformed(format!(
+                        "mesh {m} vertex {v} influence {k}: bone {bone} out of range (model has {num_bones} bones)"
+                    ))
+                    .at(at + 28),
+                )?;
+                bone = 0;
+            }
+            let [ox, oy, oz, w, nx, ny, nz] = f;
+            sum += w;
+            influences.push(Influence {
+                origin: [ox, oy, oz],
+                weight: w,
+                normal: [nx, ny, nz],
+                bone,
+            });
+        }
+        let off = (sum - 1.0).abs();
+        if !off.is_finite() || off > SUM_TOLERATED {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} vertex {v}: {n} influences sum to {sum} (must be 1 within {SUM_TOLERATED})"
+                ))
+                .at(vertex_at),
+            )?;
+        } else if off > SUM_EXACT {
+            sums.count += 1;
+            if off > sums.worst_off {
+                sums.worst_vertex = v;
+                sums.worst_sum = sum;
+                sums.worst_off = off;
+                sums.worst_at = vertex_at;
+            }
+        }
+        influence_start.push(influences.len() as u32);
+    }
+    if sums.count > 0 {
+        ck.tolerate(
+            Error::malformed(format!(
+                "mesh {m}: {} vertices have influence sums off 1 by more than {SUM_EXACT} (worst: vertex {}, sum {})",
+                sums.count, sums.worst_vertex, sums.worst_sum
+            ))
+            .at(sums.worst_at),
+        )?;
+    }
+
+    let tc = table(
+        data,
+        l.ofs_texcoords,
+        l.num_verts,
+        8,
+        Part::Texcoords(m as u32),
+    )?;
+    let mut texcoords = Vec::with_capacity(vc);
+    for (v, rec) in tc.as_chunks::<8>().0.iter().enumerate() {
+        let mut uv = [f32_at::<Be>(rec, 0), f32_at::<Be>(rec, 4)];
+        if let Some(j) = uv.iter().position(|x| !x.is_finite()) {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} vertex {v}: texcoord is not a finite number"
+                ))
+                .at(l.ofs_texcoords as u64 + v as u64 * 8 + j as u64 * 4),
+            )?;
+            uv = [0.0; 2];
+        }
+        texcoords.push(uv);
+    }
+
+    let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(m as u32))?;
+    let mut indices = Vec::with_capacity(l.num_tris as usize * 3);
+    for (i, word) in ix.as_chunks::<4>().0.iter().enumerate() {
+        let mut index = Be::read_u32(word);
+        if index >= l.num_verts {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} triangle {} corner {}: vertex {index} out of range (mesh has {} vertices)",
+                    i / 3,
+                    i % 3,
+                    l.num_verts
+                ))
+                .at(l.ofs_indices as u64 + i as u64 * 4),
+            )?;
+            index = 0;
+        }
+        indices.push(index);
+    }
+
+    let gi = table(
+        data,
+        l.ofs_groupids,
+        l.num_tris,
+        4,
+        Part::GroupIds(m as u32),
+    )?;
+    let group_ids = gi
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|w| Be::read_u32(w))
+        .collect();
+
+    Ok(MeshParts {
+        name: Name::empty(),
+        shader: l.shader.clone(),
+        influence_start,
+        influences,
+        indices,
+        texcoords: Some(texcoords),
+        group_ids: Some(group_ids),
+    })
+}
+
+/// Reads a DPM file.
+pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    let h = read_header(data, ck)?;
+    let Layout {
+        bones,
+        meshes: layouts,
+        frames: frame_layouts,
+        regions,
+    } = read_layout(data, &h, ck)?;
+    check_disjoint(regions)?;
+
+    let influences: u64 = layouts.iter().map(|l| l.influence_count).sum();
+    let verts: u64 = layouts.iter().map(|l| l.num_verts as u64).sum();
+    let tris: u64 = layouts.iter().map(|l| l.num_tris as u64).sum();
+    let static_rest = if h.num_frames == 1 { verts * 24 } else { 0 };
+    let estimate = influences * 32
+        + verts * (4 + 8)
+        + tris * 16
+        + static_rest
+        + h.num_frames as u64 * (h.num_bones as u64 * 48 + 96)
+        + h.num_bones as u64 * 160;
+    ck.reserve(estimate, "the model")?;
+
+    let mut meshes = Vec::with_capacity(layouts.len());
+    for (m, l) in layouts.iter().enumerate() {
+        meshes.push(read_mesh(data, m, l, h.num_bones, ck)?);
+    }
+    let poses = read_poses(data, &frame_layouts, h.num_bones, ck)?;
+    let frames: Vec<Frame> = frame_layouts.into_iter().map(|f| f.frame).collect();
+    let animations = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Animation {
+            name: f.name.clone(),
+            first_frame: i as u32,
+            frame_count: 1,
+            fps: DEFAULT_FPS,
+            looping: true,
+        })
+        .collect();
+    Ok(ModelParts {
+        format: Format::Dpm,
+        bones,
+        frames,
+        poses,
+        animations,
+        meshes,
+        up_axis: 2,
+        handedness: 1,
+        warnings: Vec::new(),
+    })
+}
+
+fn put_name(out: &mut Vec<u8>, name: &Name, what: impl FnOnce() -> String) -> Result<()> {
+    let bytes = name.as_bytes();
+    if bytes.len() > NAME_SIZE {
+        return Err(Error::limit(format!(
+            "{}: name is {} bytes, DPM holds {NAME_SIZE}",
+            what(),
+            bytes.len()
+        )));
+    }
+    out.extend_from_slice(bytes);
+    out.resize(out.len() + NAME_SIZE - bytes.len(), 0);
+    Ok(())
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+
+fn put_f32(out: &mut Vec<u8>, v: f32) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+
+fn to_u32(v: usize, what: &str) -> Result<u32> {
+    u32::try_from(v)
+        .map_err(|_| Error::limit(format!("{what}: {v} does not fit a DPM's 32-bit fields")))
+}
+
+/// Writes a model as DPM, in the order the dpmodel tool does: header, bones, mesh headers,
+/// frame headers, then each mesh's vertices, texcoords, indices and group ids, then each
+/// frame's poses.
+pub fn write(model: &Model) -> Result<Vec<u8>> {
+    let bones = model.bones();
+    let frames = model.frames();
+    let meshes = model.meshes();
+    if bones.is_empty() || frames.is_empty() {
+        return Err(Error::invalid_argument(
+            "a DPM needs at least one bone and one frame",
+        ));
+    }
+    let nb = bones.len() as u64;
+    let ofs_bones = HEADER_SIZE;
+    let ofs_meshes = ofs_bones + nb * BONE_SIZE;
+    let ofs_frames = ofs_meshes + meshes.len() as u64 * MESH_SIZE;
+    let mut pos = ofs_frames + frames.len() as u64 * FRAME_SIZE;
+    let mut mesh_offsets = Vec::with_capacity(meshes.len());
+    for mesh in meshes {
+        let verts = pos;
+        let vbytes =
+            mesh.vertex_count() as u64 * 4 + mesh.all_influences().len() as u64 * INFLUENCE_SIZE;
+        let texcoords = verts + vbytes;
+        let indices = texcoords + mesh.vertex_count() as u64 * 8;
+        let groupids = indices + mesh.triangle_count() as u64 * 12;
+        pos = groupids + mesh.triangle_count() as u64 * 4;
+        mesh_offsets.push([verts, texcoords, indices, groupids]);
+    }
+    let ofs_poses = pos;
+    let filesize = ofs_poses + frames.len() as u64 * nb * POSE_SIZE;
+    let filesize = to_u32(usize::try_from(filesize).unwrap_or(usize::MAX), "file size")?;
+
+    let (mins, maxs) = model.bounds();
+    let mut yaw_radius = 0.0f32;
+    let mut radius = 0.0f32;
+    for f in frames {
+        yaw_radius = yaw_radius.max(f.yaw_radius);
+        radius = radius.max(f.radius);
+    }
+    for c in [mins, maxs] {
+        yaw_radius = yaw_radius.max((c[0] * c[0] + c[1] * c[1]).sqrt());
+        radius = radius.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
+    }
+
+    let mut out = Vec::with_capacity(filesize as usize);
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, TYPE);
+    put_u32(&mut out, filesize);
+    for v in mins.iter().chain(&maxs) {
+        put_f32(&mut out, *v);
+    }
+    put_f32(&mut out, yaw_radius);
+    put_f32(&mut out, radius);
+    put_u32(&mut out, to_u32(bones.len(), "bone count")?);
+    put_u32(&mut out, to_u32(meshes.len(), "mesh count")?);
+    put_u32(&mut out, to_u32(frames.len(), "frame count")?);
+    for ofs in [ofs_bones, ofs_meshes, ofs_frames] {
+        put_u32(&mut out, ofs as u32);
+    }
+    for (i, b) in bones.iter().enumerate() {
+        put_name(&mut out, &b.name, || format!("bone {i}"))?;
+        out.extend_from_slice(&b.parent.to_be_bytes());
+        put_u32(&mut out, b.flags);
+    }
+    for (m, (mesh, ofs)) in meshes.iter().zip(&mesh_offsets).enumerate() {
+        put_name(&mut out, mesh.shader(), || format!("mesh {m} shader"))?;
+        put_u32(&mut out, mesh.vertex_count() as u32);
+        put_u32(&mut out, mesh.triangle_count() as u32);
+        for o in ofs {
+            put_u32(&mut out, *o as u32);
+        }
+    }
+    for (f, frame) in frames.iter().enumerate() {
+        put_name(&mut out, &frame.name, || format!("frame {f}"))?;
+        for v in frame.mins.iter().chain(&frame.maxs) {
+            put_f32(&mut out, *v);
+        }
+        put_f32(&mut out, frame.yaw_radius);
+        put_f32(&mut out, frame.radius);
+        let at = ofs_poses + f as u64 * nb * POSE_SIZE;
+        put_u32(&mut out, to_u32(at as usize, "pose offset")?);
+    }
+    for mesh in meshes {
+        for v in 0..mesh.vertex_count() {
+            let infl = mesh.influences(v);
+            put_u32(&mut out, infl.len() as u32);
+            for i in infl {
+                for x in i.origin {
+                    put_f32(&mut out, x);
+                }
+                put_f32(&mut out, i.weight);
+                for x in i.normal {
+                    put_f32(&mut out, x);
+                }
+                put_u32(&mut out, i.bone);
+            }
+        }
+        match mesh.texcoords() {
+            Some(tc) => tc.iter().flatten().for_each(|v| put_f32(&mut out, *v)),
+            None => out.resize(out.len() + mesh.vertex_count() * 8, 0),
+        }
+        mesh.indices().iter().for_each(|&i| put_u32(&mut out, i));
+        match mesh.group_ids() {
+            Some(g) => g.iter().for_each(|&i| put_u32(&mut out, i)),
+            None => out.resize(out.len() + mesh.triangle_count() * 4, 0),
+        }
+    }
+    for f in 0..frames.len() {
+        for pose in model.skeleton().frame_poses(f).unwrap_or_default() {
+            pose.m.iter().for_each(|v| put_f32(&mut out, *v));
+        }
+    }
+    debug_assert_eq!(out.len(), filesize as usize);
+    Ok(out)
+}

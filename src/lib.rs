@@ -1,0 +1,49 @@
+//! ossa loads the skeletal model formats of older game engines, checks every byte it uses, and
+//! poses and skins them into buffers the caller owns.
+//!
+//! The Rust API: [`Model::load`] a file, look inside it, [`Model::pose_frames`] a blend of frames
+//! into model-space bone matrices, and [`Model::skin_mesh`] a mesh with them. The C ABI in
+//! [`capi`] (header `include/ossa.h`) is a thin layer over the same functions.
+
+pub mod capi;
+mod cursor;
+pub mod error;
+pub mod format;
+pub mod math;
+pub mod model;
+pub mod pose;
+pub mod skin;
+pub mod synth;
+
+pub use error::{Detail, Error, ErrorCode, Result};
+pub use format::{Format, LoadOptions, Report, dpm, validate};
+pub use math::Mat3x4;
+pub use model::{
+    Animation, BONE_ATTACHMENT, Bone, Frame, Influence, Mesh, MeshParts, Model, ModelInfo,
+    ModelParts, Name,
+};
+pub use pose::{FrameBlend, MAX_BLENDS};
+pub use skin::{Interleaved, SKIN_NORMALIZE, SkinTarget, Strided};
+
+impl Model {
+    /// Loads a model from bytes.
+    pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
+        format::load(data, options)
+    }
+
+    /// Loads a model from a file; the path names it in messages and for format detection.
+    pub fn load_file(path: impl AsRef<std::path::Path>, options: &LoadOptions) -> Result<Model> {
+        format::load_file(path.as_ref(), options)
+    }
+
+    /// Writes the model in `format` (DPM for now).
+    pub fn save(&self, format: Format) -> Result<Vec<u8>> {
+        match format {
+            Format::Dpm => dpm::write(self),
+            other => Err(Error::unsupported(format!(
+                "saving as {} is not supported",
+                other.name()
+            ))),
+        }
+    }
+}

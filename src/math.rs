@@ -1,0 +1,207 @@
+//! The 3x4 affine matrix every format's poses become, and the conversions blending needs.
+
+use glam::{Mat3, Quat, Vec3};
+
+/// Rows of a 3x4 affine matrix acting on column vectors (DPM's layout):
+/// `x' = m[0]x + m[1]y + m[2]z + m[3]`, `y' = m[4]x + ... + m[7]`, `z' = m[8]x + ... + m[11]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mat3x4 {
+    pub m: [f32; 12],
+}
+
+impl Default for Mat3x4 {
+    fn default() -> Self {
+        Mat3x4::IDENTITY
+    }
+}
+
+impl Mat3x4 {
+    pub const IDENTITY: Mat3x4 = Mat3x4 {
+        m: [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+    };
+
+    pub fn from_translation(t: [f32; 3]) -> Mat3x4 {
+        let mut r = Mat3x4::IDENTITY;
+        r.m[3] = t[0];
+        r.m[7] = t[1];
+        r.m[11] = t[2];
+        r
+    }
+
+    /// `T(t) * R(q) * S(s)`: the textbook rotation of a unit quaternion (x, y, z, w).
+    pub fn from_rotation_translation_scale(q: Quat, t: [f32; 3], s: [f32; 3]) -> Mat3x4 {
+        let r = Mat3::from_quat(q);
+        let (c0, c1, c2) = (r.x_axis * s[0], r.y_axis * s[1], r.z_axis * s[2]);
+        Mat3x4 {
+            m: [
+                c0.x, c1.x, c2.x, t[0], c0.y, c1.y, c2.y, t[1], c0.z, c1.z, c2.z, t[2],
+            ],
+        }
+    }
+
+    pub fn from_rotation_translation(q: Quat, t: [f32; 3]) -> Mat3x4 {
+        Mat3x4::from_rotation_translation_scale(q, t, [1.0; 3])
+    }
+
+    pub fn translation(&self) -> [f32; 3] {
+        [self.m[3], self.m[7], self.m[11]]
+    }
+
+    /// Column `j` of the 3x3 part.
+    fn column(&self, j: usize) -> Vec3 {
+        Vec3::new(self.m[j], self.m[4 + j], self.m[8 + j])
+    }
+
+    /// `self * other`: apply `other` first, as a parent concatenated with a child.
+    #[inline]
+    pub fn mul(&self, other: &Mat3x4) -> Mat3x4 {
+        let a = &self.m;
+        let b = &other.m;
+        let mut r = [0.0f32; 12];
+        for i in 0..3 {
+            let (a0, a1, a2, a3) = (a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]);
+            for j in 0..4 {
+                r[4 * i + j] = a0 * b[j] + a1 * b[4 + j] + a2 * b[8 + j];
+            }
+            r[4 * i + 3] += a3;
+        }
+        Mat3x4 { m: r }
+    }
+
+    #[inline]
+    pub fn transform_point(&self, p: [f32; 3]) -> [f32; 3] {
+        let m = &self.m;
+        [
+            m[0] * p[0] + m[1] * p[1] + m[2] * p[2] + m[3],
+            m[4] * p[0] + m[5] * p[1] + m[6] * p[2] + m[7],
+            m[8] * p[0] + m[9] * p[1] + m[10] * p[2] + m[11],
+        ]
+    }
+
+    #[inline]
+    pub fn transform_vector(&self, v: [f32; 3]) -> [f32; 3] {
+        let m = &self.m;
+        [
+            m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+            m[4] * v[0] + m[5] * v[1] + m[6] * v[2],
+            m[8] * v[0] + m[9] * v[1] + m[10] * v[2],
+        ]
+    }
+
+    /// Splits into rotation, translation and per-axis scale, so poses can be blended.
+    /// A mirroring matrix carries its reflection in a negative x scale; a degenerate axis
+    /// gets scale 0 and the rotation of what remains.
+    pub fn decompose(&self) -> Decomposed {
+        let cols = [self.column(0), self.column(1), self.column(2)];
+        let mut scale = [cols[0].length(), cols[1].length(), cols[2].length()];
+        let det = cols[0].dot(cols[1].cross(cols[2]));
+        if det < 0.0 {
+            scale[0] = -scale[0];
+        }
+        let unit = |c: Vec3, s: f32, fallback: Vec3| if s != 0.0 { c / s } else { fallback };
+        let x = unit(cols[0], scale[0], Vec3::X);
+        let y = unit(cols[1], scale[1], Vec3::Y);
+        let z = unit(cols[2], scale[2], Vec3::Z);
+        let q = Quat::from_mat3(&Mat3::from_cols(x, y, z));
+        let len = q.length();
+        let rotation = if len.is_finite() && len > 0.0 {
+            q / len
+        } else {
+            Quat::IDENTITY
+        };
+        Decomposed {
+            rotation,
+            translation: self.translation(),
+            scale,
+        }
+    }
+
+    /// The inverse of an affine matrix; `None` when it is singular.
+    pub fn inverse(&self) -> Option<Mat3x4> {
+        let r = Mat3::from_cols(self.column(0), self.column(1), self.column(2));
+        let det = r.determinant();
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+        let inv = r.inverse();
+        let t = -(inv * Vec3::from(self.translation()));
+        Some(Mat3x4 {
+            m: [
+                inv.x_axis.x,
+                inv.y_axis.x,
+                inv.z_axis.x,
+                t.x,
+                inv.x_axis.y,
+                inv.y_axis.y,
+                inv.z_axis.y,
+                t.y,
+                inv.x_axis.z,
+                inv.y_axis.z,
+                inv.z_axis.z,
+                t.z,
+            ],
+        })
+    }
+
+    pub fn is_finite(&self) -> bool {
+        self.m.iter().all(|v| v.is_finite())
+    }
+}
+
+/// A pose split into parts that blend linearly (translation, scale) or on the sphere (rotation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decomposed {
+    pub rotation: Quat,
+    pub translation: [f32; 3],
+    pub scale: [f32; 3],
+}
+
+impl Decomposed {
+    pub fn compose(&self) -> Mat3x4 {
+        Mat3x4::from_rotation_translation_scale(self.rotation, self.translation, self.scale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &Mat3x4, b: &Mat3x4, eps: f32) -> bool {
+        a.m.iter().zip(&b.m).all(|(x, y)| (x - y).abs() <= eps)
+    }
+
+    #[test]
+    fn mul_applies_right_operand_first() {
+        let t = Mat3x4::from_translation([1.0, 2.0, 3.0]);
+        let r = Mat3x4::from_rotation_translation(
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            [0.0; 3],
+        );
+        // Rotating (1,0,0) by 90 degrees about z gives (0,1,0); then translate.
+        let p = t.mul(&r).transform_point([1.0, 0.0, 0.0]);
+        assert!(
+            (p[0] - 1.0).abs() < 1e-6 && (p[1] - 3.0).abs() < 1e-6 && (p[2] - 3.0).abs() < 1e-6
+        );
+    }
+
+    #[test]
+    fn decompose_round_trips_rotation_scale_and_mirror() {
+        let q = Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+        for s in [[1.0, 1.0, 1.0], [2.0, 0.5, 3.0], [-1.5, 1.0, 1.0]] {
+            let m = Mat3x4::from_rotation_translation_scale(q, [4.0, -5.0, 6.0], s);
+            let d = m.decompose();
+            assert!(close(&d.compose(), &m, 1e-5), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn inverse_undoes() {
+        let q = Quat::from_axis_angle(Vec3::new(0.0, 1.0, 1.0).normalize(), 1.1);
+        let m = Mat3x4::from_rotation_translation_scale(q, [1.0, 2.0, 3.0], [2.0, 2.0, 2.0]);
+        let i = m.inverse().unwrap();
+        assert!(close(&m.mul(&i), &Mat3x4::IDENTITY, 1e-5));
+        let zero = Mat3x4 { m: [0.0; 12] };
+        assert!(zero.inverse().is_none());
+    }
+}

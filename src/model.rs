@@ -1,0 +1,686 @@
+//! The one in-memory model every format loads into.
+//!
+//! A model is a skeleton (bones, frames of parent-relative poses, animation scenes), shared
+//! through an `Arc` so that several meshes bound to one skeleton keep one copy, and meshes whose
+//! vertices are lists of influences. One influence form carries every format exactly:
+//! `p = sum_k (R_k o_k + f_k t_k)`, `n = sum_k R_k n_k`. DPM and SKM store it as is; a Sims
+//! vertex with a blend becomes two influences with `o = (1 - w) p_real`, `f = 1 - w` and
+//! `o = w p_blend`, `f = w`; an MM2 vertex one influence with `f = 1`; a DMF vertex its weights
+//! with origins taken into bone space through the inverse bind pose.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::math::Mat3x4;
+
+/// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
+/// that the C layer can hand it out without copying.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Name(Box<[u8]>);
+
+impl Name {
+    /// Takes the bytes up to the first NUL.
+    pub fn new(bytes: &[u8]) -> Name {
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        let mut v = Vec::with_capacity(end + 1);
+        v.extend_from_slice(bytes.get(..end).unwrap_or_default());
+        v.push(0);
+        Name(v.into_boxed_slice())
+    }
+
+    pub fn empty() -> Name {
+        Name(Box::new([0]))
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.split_last().map_or(&[][..], |(_, rest)| rest)
+    }
+
+    /// The bytes followed by their NUL terminator.
+    pub fn as_bytes_with_nul(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The name as text; bytes that are not UTF-8 are read as Latin-1, as the old tools wrote them.
+    pub fn to_string_lossy(&self) -> String {
+        match std::str::from_utf8(self.as_bytes()) {
+            Ok(s) => s.to_owned(),
+            Err(_) => self.as_bytes().iter().map(|&b| b as char).collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s.as_bytes())
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_string_lossy())
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// Bone flag: protected from removal by savers (an attachment point).
+pub const BONE_ATTACHMENT: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    pub name: Name,
+    /// An earlier bone's index, or -1 for a root.
+    pub parent: i32,
+    pub flags: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    pub name: Name,
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+    pub yaw_radius: f32,
+    pub radius: f32,
+}
+
+impl Frame {
+    pub fn named(name: &str) -> Frame {
+        Frame {
+            name: Name::from(name),
+            mins: [0.0; 3],
+            maxs: [0.0; 3],
+            yaw_radius: 0.0,
+            radius: 0.0,
+        }
+    }
+}
+
+/// A named run of frames played at a rate: an animation scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Animation {
+    pub name: Name,
+    pub first_frame: u32,
+    pub frame_count: u32,
+    pub fps: f32,
+    pub looping: bool,
+}
+
+/// One bone's share of a vertex. `origin` and `normal` are in the bone's bind space and already
+/// multiplied by `weight`; `weight` multiplies only the bone's translation. The field order is
+/// DPM's, so that a SIMD kernel reads origin+weight and normal+bone as two 4-lane loads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Influence {
+    pub origin: [f32; 3],
+    pub weight: f32,
+    pub normal: [f32; 3],
+    pub bone: u32,
+}
+
+/// What a loader hands over for one mesh.
+#[derive(Clone, Debug, Default)]
+pub struct MeshParts {
+    pub name: Name,
+    pub shader: Name,
+    /// Vertex `v` owns `influences[influence_start[v]..influence_start[v + 1]]`;
+    /// `vertex_count + 1` entries starting with 0.
+    pub influence_start: Vec<u32>,
+    pub influences: Vec<Influence>,
+    /// Three per triangle, front face `(b - a) x (c - a)`.
+    pub indices: Vec<u32>,
+    pub texcoords: Option<Vec<[f32; 2]>>,
+    pub group_ids: Option<Vec<u32>>,
+}
+
+impl Default for Name {
+    fn default() -> Name {
+        Name::empty()
+    }
+}
+
+/// What a loader hands over for a whole model; [`Model::from_parts`] checks and completes it.
+#[derive(Clone, Debug)]
+pub struct ModelParts {
+    pub format: Format,
+    pub bones: Vec<Bone>,
+    pub frames: Vec<Frame>,
+    /// Parent-relative poses, frame-major: `poses[frame * bones.len() + bone]`.
+    pub poses: Vec<Mat3x4>,
+    pub animations: Vec<Animation>,
+    pub meshes: Vec<MeshParts>,
+    /// 0 = x, 1 = y, 2 = z in the file's own coordinates.
+    pub up_axis: u32,
+    /// +1 right-handed, -1 left-handed.
+    pub handedness: i32,
+    pub warnings: Vec<String>,
+}
+
+impl ModelParts {
+    pub fn new(format: Format) -> ModelParts {
+        ModelParts {
+            format,
+            bones: Vec::new(),
+            frames: Vec::new(),
+            poses: Vec::new(),
+            animations: Vec::new(),
+            meshes: Vec::new(),
+            up_axis: 2,
+            handedness: 1,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Bones, frames and scenes: the part several meshes can share.
+#[derive(Debug)]
+pub struct Skeleton {
+    bones: Vec<Bone>,
+    frames: Vec<Frame>,
+    poses: Vec<Mat3x4>,
+    animations: Vec<Animation>,
+    /// Model-space frame-0 pose, the bind pose.
+    bind: Vec<Mat3x4>,
+    bone_lookup: HashMap<Box<[u8]>, u32>,
+    frame_lookup: HashMap<Box<[u8]>, u32>,
+}
+
+fn first_index_by_name<'a>(names: impl Iterator<Item = &'a Name>) -> HashMap<Box<[u8]>, u32> {
+    let mut map = HashMap::new();
+    for (i, name) in names.enumerate() {
+        // The first of equal names wins, as the engines' linear searches do.
+        map.entry(Box::from(name.as_bytes())).or_insert(i as u32);
+    }
+    map
+}
+
+impl Skeleton {
+    pub fn bones(&self) -> &[Bone] {
+        &self.bones
+    }
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+    pub fn animations(&self) -> &[Animation] {
+        &self.animations
+    }
+    /// The file's own parent-relative poses of one frame.
+    pub fn frame_poses(&self, frame: usize) -> Option<&[Mat3x4]> {
+        let n = self.bones.len();
+        self.poses.get(frame * n..(frame + 1) * n)
+    }
+    /// Model-space bone matrices of frame 0.
+    pub fn bind_pose(&self) -> &[Mat3x4] {
+        &self.bind
+    }
+}
+
+/// A mesh ready for posing and skinning; see [`MeshParts`] for the meaning of the fields.
+#[derive(Debug)]
+pub struct Mesh {
+    name: Name,
+    shader: Name,
+    influence_start: Vec<u32>,
+    influences: Vec<Influence>,
+    indices: Vec<u32>,
+    texcoords: Option<Vec<[f32; 2]>>,
+    group_ids: Option<Vec<u32>>,
+    /// Bind-pose positions and normals, kept for a model with one frame (a static model) so
+    /// that skinning it in that pose is a copy.
+    rest: Option<Rest>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Rest {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+}
+
+impl Mesh {
+    pub fn name(&self) -> &Name {
+        &self.name
+    }
+    pub fn shader(&self) -> &Name {
+        &self.shader
+    }
+    pub fn vertex_count(&self) -> usize {
+        self.influence_start.len().saturating_sub(1)
+    }
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+    pub fn texcoords(&self) -> Option<&[[f32; 2]]> {
+        self.texcoords.as_deref()
+    }
+    pub fn group_ids(&self) -> Option<&[u32]> {
+        self.group_ids.as_deref()
+    }
+    /// The influences of vertex `v` (empty past the end).
+    pub fn influences(&self, v: usize) -> &[Influence] {
+        let (Some(&s), Some(&e)) = (self.influence_start.get(v), self.influence_start.get(v + 1))
+        else {
+            return &[];
+        };
+        self.influences.get(s as usize..e as usize).unwrap_or(&[])
+    }
+    pub fn all_influences(&self) -> &[Influence] {
+        &self.influences
+    }
+    pub(crate) fn influence_start(&self) -> &[u32] {
+        &self.influence_start
+    }
+    pub(crate) fn rest(&self) -> Option<&Rest> {
+        self.rest.as_ref()
+    }
+    pub fn max_influences(&self) -> usize {
+        self.influence_start
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// A counts-and-bounds summary, as `ossa_model_info` hands it out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelInfo {
+    pub format: Format,
+    pub bone_count: u32,
+    pub mesh_count: u32,
+    pub frame_count: u32,
+    pub animation_count: u32,
+    pub vertex_count: u32,
+    pub triangle_count: u32,
+    pub max_influences: u32,
+    pub up_axis: u32,
+    pub handedness: i32,
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+}
+
+/// A loaded model: immutable, and safe to pose and skin from any number of threads at once.
+#[derive(Debug)]
+pub struct Model {
+    format: Format,
+    skeleton: Arc<Skeleton>,
+    meshes: Vec<Mesh>,
+    up_axis: u32,
+    handedness: i32,
+    mins: [f32; 3],
+    maxs: [f32; 3],
+    warnings: Vec<Name>,
+}
+
+fn parent_ok(parent: i32, index: usize) -> bool {
+    parent == -1 || (parent >= 0 && (parent as usize) < index)
+}
+
+/// Model-space matrices from parent-relative ones; parents come first, so one pass suffices.
+pub(crate) fn concat_into(
+    bones: &[Bone],
+    local: &[Mat3x4],
+    root: Option<&Mat3x4>,
+    out: &mut [Mat3x4],
+) {
+    for (i, (bone, l)) in bones.iter().zip(local).enumerate() {
+        let m = if bone.parent >= 0 {
+            out.get(bone.parent as usize).map(|p| p.mul(l))
+        } else {
+            root.map(|r| r.mul(l))
+        };
+        if let Some(slot) = out.get_mut(i) {
+            *slot = m.unwrap_or(*l);
+        }
+    }
+}
+
+/// The same, in place: entry `i` is local until its turn, and every parent is done before it.
+pub(crate) fn concat_in_place(bones: &[Bone], root: Option<&Mat3x4>, poses: &mut [Mat3x4]) {
+    for (i, bone) in bones.iter().enumerate() {
+        let parent = if bone.parent >= 0 {
+            poses.get(bone.parent as usize).copied()
+        } else {
+            root.copied()
+        };
+        if let (Some(p), Some(slot)) = (parent, poses.get_mut(i)) {
+            *slot = p.mul(slot);
+        }
+    }
+}
+
+impl Model {
+    /// Checks every rule of the shared model and derives the bind pose, bounds, lookups and, for a
+    /// one-frame model, the static mesh. Loaders check their files first, with byte offsets;
+    /// this is the second line for models built in code.
+    pub fn from_parts(parts: ModelParts) -> Result<Model> {
+        let ModelParts {
+            format,
+            bones,
+            frames,
+            poses,
+            animations,
+            meshes,
+            up_axis,
+            handedness,
+            warnings,
+        } = parts;
+        let nb = bones.len();
+        for (i, b) in bones.iter().enumerate() {
+            if !parent_ok(b.parent, i) {
+                return Err(Error::malformed(format!(
+                    "bone {i} ({}): parent {} is not an earlier bone or -1",
+                    b.name, b.parent
+                )));
+            }
+        }
+        if nb > 0 && frames.is_empty() {
+            return Err(Error::malformed(
+                "the model has bones but no frames (frame 0 is the bind pose)",
+            ));
+        }
+        if poses.len() != frames.len() * nb {
+            return Err(Error::malformed(format!(
+                "{} poses given for {} frames of {nb} bones",
+                poses.len(),
+                frames.len()
+            )));
+        }
+        if let Some(i) = poses.iter().position(|p| !p.is_finite()) {
+            return Err(Error::malformed(format!(
+                "frame {} bone {}: pose has a NaN or infinity",
+                i / nb.max(1),
+                i % nb.max(1)
+            )));
+        }
+        for (i, a) in animations.iter().enumerate() {
+            let end = a.first_frame as u64 + a.frame_count as u64;
+            if a.frame_count == 0
+                || end > frames.len() as u64
+                || !(a.fps.is_finite() && a.fps > 0.0)
+            {
+                return Err(Error::malformed(format!(
+                    "animation {i} ({}): frames {}+{} at {} fps do not fit {} frames",
+                    a.name,
+                    a.first_frame,
+                    a.frame_count,
+                    a.fps,
+                    frames.len()
+                )));
+            }
+        }
+        for (m, mesh) in meshes.iter().enumerate() {
+            check_mesh(mesh, nb).map_err(|e| e.within(format!("mesh {m}")))?;
+        }
+
+        let mut bind = vec![Mat3x4::IDENTITY; nb];
+        if let Some(frame0) = poses.get(..nb) {
+            concat_into(&bones, frame0, None, &mut bind);
+        }
+        let static_model = frames.len() == 1;
+        let meshes: Vec<Mesh> = meshes
+            .into_iter()
+            .map(|p| {
+                let rest = static_model.then(|| rest_of(&p, &bind));
+                Mesh {
+                    name: p.name,
+                    shader: p.shader,
+                    influence_start: p.influence_start,
+                    influences: p.influences,
+                    indices: p.indices,
+                    texcoords: p.texcoords,
+                    group_ids: p.group_ids,
+                    rest,
+                }
+            })
+            .collect();
+
+        let (mins, maxs) = bounds(&meshes, &bind);
+        let skeleton = Skeleton {
+            bone_lookup: first_index_by_name(bones.iter().map(|b| &b.name)),
+            frame_lookup: first_index_by_name(frames.iter().map(|f| &f.name)),
+            bones,
+            frames,
+            poses,
+            animations,
+            bind,
+        };
+        Ok(Model {
+            format,
+            skeleton: Arc::new(skeleton),
+            meshes,
+            up_axis,
+            handedness,
+            mins,
+            maxs,
+            warnings: warnings.iter().map(|w| Name::new(w.as_bytes())).collect(),
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+    pub fn bones(&self) -> &[Bone] {
+        &self.skeleton.bones
+    }
+    pub fn frames(&self) -> &[Frame] {
+        &self.skeleton.frames
+    }
+    pub fn animations(&self) -> &[Animation] {
+        &self.skeleton.animations
+    }
+    pub fn meshes(&self) -> &[Mesh] {
+        &self.meshes
+    }
+    pub fn warnings(&self) -> &[Name] {
+        &self.warnings
+    }
+    pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
+        (self.mins, self.maxs)
+    }
+    pub fn up_axis(&self) -> u32 {
+        self.up_axis
+    }
+    pub fn handedness(&self) -> i32 {
+        self.handedness
+    }
+
+    /// The bone with exactly this name (the first, if several share it); O(1).
+    pub fn find_bone(&self, name: impl AsRef<[u8]>) -> Option<u32> {
+        self.skeleton.bone_lookup.get(name.as_ref()).copied()
+    }
+
+    /// The frame with exactly this name (the first, if several share it); O(1).
+    pub fn find_frame(&self, name: impl AsRef<[u8]>) -> Option<u32> {
+        self.skeleton.frame_lookup.get(name.as_ref()).copied()
+    }
+
+    pub fn info(&self) -> ModelInfo {
+        let sat = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        ModelInfo {
+            format: self.format,
+            bone_count: sat(self.bones().len()),
+            mesh_count: sat(self.meshes.len()),
+            frame_count: sat(self.frames().len()),
+            animation_count: sat(self.animations().len()),
+            vertex_count: sat(self.meshes.iter().map(Mesh::vertex_count).sum()),
+            triangle_count: sat(self.meshes.iter().map(Mesh::triangle_count).sum()),
+            max_influences: sat(self
+                .meshes
+                .iter()
+                .map(Mesh::max_influences)
+                .max()
+                .unwrap_or(0)),
+            up_axis: self.up_axis,
+            handedness: self.handedness,
+            mins: self.mins,
+            maxs: self.maxs,
+        }
+    }
+
+    /// Bytes of heap the model holds (approximately: container overheads are left out).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let s = &self.skeleton;
+        let names: usize = s.bones.iter().map(|b| b.name.0.len()).sum::<usize>()
+            + s.frames.iter().map(|f| f.name.0.len()).sum::<usize>();
+        let skeleton = s.bones.len() * size_of::<Bone>()
+            + s.frames.len() * size_of::<Frame>()
+            + (s.poses.len() + s.bind.len()) * size_of::<Mat3x4>()
+            + s.animations.len() * size_of::<Animation>()
+            + names * 2
+            + (s.bones.len() + s.frames.len()) * (size_of::<(Box<[u8]>, u32)>() + 8);
+        let meshes: usize = self
+            .meshes
+            .iter()
+            .map(|m| {
+                m.influence_start.len() * 4
+                    + m.influences.len() * size_of::<Influence>()
+                    + m.indices.len() * 4
+                    + m.texcoords.as_ref().map_or(0, |t| t.len() * 8)
+                    + m.group_ids.as_ref().map_or(0, |g| g.len() * 4)
+                    + m.rest
+                        .as_ref()
+                        .map_or(0, |r| (r.positions.len() + r.normals.len()) * 12)
+            })
+            .sum();
+        skeleton + meshes + self.warnings.iter().map(|w| w.0.len()).sum::<usize>()
+    }
+}
+
+fn check_mesh(mesh: &MeshParts, bone_count: usize) -> Result<()> {
+    let starts = &mesh.influence_start;
+    if starts.first() != Some(&0)
+        || starts.last().map(|&e| e as usize) != Some(mesh.influences.len())
+    {
+        return Err(Error::malformed(
+            "influence table does not start at 0 and end at the influence count",
+        ));
+    }
+    if let Some(v) = starts.windows(2).position(|w| w[1] < w[0]) {
+        return Err(Error::malformed(format!(
+            "vertex {v}: influence range runs backwards"
+        )));
+    }
+    let vc = starts.len() - 1;
+    for (k, inf) in mesh.influences.iter().enumerate() {
+        if inf.bone as usize >= bone_count {
+            return Err(Error::malformed(format!(
+                "influence {k}: bone {} out of range (model has {bone_count} bones)",
+                inf.bone
+            )));
+        }
+        let finite =
+            inf.origin.iter().chain(&inf.normal).all(|v| v.is_finite()) && inf.weight.is_finite();
+        if !finite {
+            return Err(Error::malformed(format!("influence {k}: NaN or infinity")));
+        }
+    }
+    if !mesh.indices.len().is_multiple_of(3) {
+        return Err(Error::malformed(format!(
+            "{} indices do not make whole triangles",
+            mesh.indices.len()
+        )));
+    }
+    if let Some(i) = mesh.indices.iter().position(|&i| i as usize >= vc) {
+        return Err(Error::malformed(format!(
+            "triangle {} corner {}: vertex {} out of range (mesh has {vc} vertices)",
+            i / 3,
+            i % 3,
+            mesh.indices.get(i).copied().unwrap_or_default()
+        )));
+    }
+    if let Some(t) = &mesh.texcoords {
+        if t.len() != vc {
+            return Err(Error::malformed(format!(
+                "{} texcoords for {vc} vertices",
+                t.len()
+            )));
+        }
+        if t.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::malformed("texcoord is NaN or infinity"));
+        }
+    }
+    if let Some(g) = &mesh.group_ids
+        && g.len() != mesh.indices.len() / 3
+    {
+        return Err(Error::malformed(format!(
+            "{} group ids for {} triangles",
+            g.len(),
+            mesh.indices.len() / 3
+        )));
+    }
+    Ok(())
+}
+
+/// The direct formula at the bind pose (checked data only).
+fn bind_vertex(influences: &[Influence], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
+    let mut p = [0.0f32; 3];
+    let mut n = [0.0f32; 3];
+    for inf in influences {
+        let Some(m) = bind.get(inf.bone as usize) else {
+            continue;
+        };
+        let t = m.translation();
+        let r = m.transform_vector(inf.origin);
+        let rn = m.transform_vector(inf.normal);
+        for a in 0..3 {
+            p[a] += r[a] + inf.weight * t[a];
+            n[a] += rn[a];
+        }
+    }
+    (p, n)
+}
+
+fn rest_of(mesh: &MeshParts, bind: &[Mat3x4]) -> Rest {
+    let vc = mesh.influence_start.len().saturating_sub(1);
+    let mut positions = Vec::with_capacity(vc);
+    let mut normals = Vec::with_capacity(vc);
+    for w in mesh.influence_start.windows(2) {
+        let infl = mesh
+            .influences
+            .get(w[0] as usize..w[1] as usize)
+            .unwrap_or(&[]);
+        let (p, n) = bind_vertex(infl, bind);
+        positions.push(p);
+        normals.push(n);
+    }
+    Rest { positions, normals }
+}
+
+fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
+    let mut mins = [f32::INFINITY; 3];
+    let mut maxs = [f32::NEG_INFINITY; 3];
+    for mesh in meshes {
+        for v in 0..mesh.vertex_count() {
+            let p = match mesh.rest() {
+                Some(rest) => rest.positions.get(v).copied().unwrap_or_default(),
+                None => bind_vertex(mesh.influences(v), bind).0,
+            };
+            for a in 0..3 {
+                mins[a] = mins[a].min(p[a]);
+                maxs[a] = maxs[a].max(p[a]);
+            }
+        }
+    }
+    if mins[0] > maxs[0] {
+        ([0.0; 3], [0.0; 3])
+    } else {
+        (mins, maxs)
+    }
+}

@@ -1,0 +1,156 @@
+//! Posing: frame blends on parent-relative poses, then concatenation down the hierarchy.
+//!
+//! Rotations blend as hemisphere-aligned, normalised quaternions; translations and scale
+//! linearly. A single frame is copied, so weight 1 reproduces the file's own matrices exactly.
+
+use glam::Quat;
+
+use crate::error::{Error, Result};
+use crate::math::{Decomposed, Mat3x4};
+use crate::model::{Model, concat_in_place, concat_into};
+
+/// One frame of a blend and its weight.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameBlend {
+    pub frame: u32,
+    pub weight: f32,
+}
+
+/// Most frames one blend may mix.
+pub const MAX_BLENDS: usize = 8;
+
+fn check_bone_count(model: &Model, got: usize, what: &str) -> Result<()> {
+    let want = model.bones().len();
+    if got != want {
+        return Err(Error::invalid_argument(format!(
+            "{what} has room for {got} bones, the model has {want}"
+        )));
+    }
+    Ok(())
+}
+
+/// The blend's frames with weights normalised to sum 1, after checking every entry.
+fn normalised(model: &Model, blends: &[FrameBlend]) -> Result<([FrameBlend; MAX_BLENDS], usize)> {
+    if blends.is_empty() || blends.len() > MAX_BLENDS {
+        return Err(Error::invalid_argument(format!(
+            "a blend mixes 1 to {MAX_BLENDS} frames, not {}",
+            blends.len()
+        )));
+    }
+    let frames = model.frames().len();
+    let mut total = 0.0f64;
+    for (i, b) in blends.iter().enumerate() {
+        if b.frame as usize >= frames {
+            return Err(Error::invalid_argument(format!(
+                "blend {i}: frame {} out of range (model has {frames} frames)",
+                b.frame
+            )));
+        }
+        if !(b.weight.is_finite() && b.weight > 0.0) {
+            return Err(Error::invalid_argument(format!(
+                "blend {i}: weight {} is not a positive finite number",
+                b.weight
+            )));
+        }
+        total += b.weight as f64;
+    }
+    let mut out = [FrameBlend {
+        frame: 0,
+        weight: 0.0,
+    }; MAX_BLENDS];
+    for (o, b) in out.iter_mut().zip(blends) {
+        *o = FrameBlend {
+            frame: b.frame,
+            weight: (b.weight as f64 / total) as f32,
+        };
+    }
+    Ok((out, blends.len()))
+}
+
+fn blend_local(model: &Model, blends: &[FrameBlend], out: &mut [Mat3x4]) {
+    let skeleton = model.skeleton();
+    if let [single] = blends {
+        if let Some(poses) = skeleton.frame_poses(single.frame as usize) {
+            out.copy_from_slice(poses);
+        }
+        return;
+    }
+    let mut frames: [&[Mat3x4]; MAX_BLENDS] = [&[]; MAX_BLENDS];
+    for (slot, b) in frames.iter_mut().zip(blends) {
+        *slot = skeleton.frame_poses(b.frame as usize).unwrap_or_default();
+    }
+    for (bone, slot) in out.iter_mut().enumerate() {
+        let mut rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        let mut first = Quat::IDENTITY;
+        let mut translation = [0.0f32; 3];
+        let mut scale = [0.0f32; 3];
+        for (k, (b, poses)) in blends.iter().zip(&frames).enumerate() {
+            let Some(pose) = poses.get(bone) else {
+                continue;
+            };
+            let d = pose.decompose();
+            let mut q = d.rotation;
+            if k == 0 {
+                first = q;
+            } else if first.dot(q) < 0.0 {
+                q = -q;
+            }
+            rotation += q * b.weight;
+            for a in 0..3 {
+                translation[a] += d.translation[a] * b.weight;
+                scale[a] += d.scale[a] * b.weight;
+            }
+        }
+        let len = rotation.length();
+        let rotation = if len > 0.0 && len.is_finite() {
+            rotation / len
+        } else {
+            first
+        };
+        *slot = Decomposed {
+            rotation,
+            translation,
+            scale,
+        }
+        .compose();
+    }
+}
+
+impl Model {
+    /// Model-space bone matrices for a weighted blend of 1 to 8 frames. `root` (None = identity)
+    /// is the matrix parentless bones are concatenated with. `out` holds one matrix per bone.
+    pub fn pose_frames(
+        &self,
+        blends: &[FrameBlend],
+        root: Option<&Mat3x4>,
+        out: &mut [Mat3x4],
+    ) -> Result<()> {
+        check_bone_count(self, out.len(), "the output")?;
+        let (norm, n) = normalised(self, blends)?;
+        blend_local(self, norm.get(..n).unwrap_or_default(), out);
+        concat_in_place(self.bones(), root, out);
+        Ok(())
+    }
+
+    /// The same blend, left parent-relative, for callers that edit bones before concatenating.
+    pub fn pose_frames_local(&self, blends: &[FrameBlend], out: &mut [Mat3x4]) -> Result<()> {
+        check_bone_count(self, out.len(), "the output")?;
+        let (norm, n) = normalised(self, blends)?;
+        blend_local(self, norm.get(..n).unwrap_or_default(), out);
+        Ok(())
+    }
+
+    /// Concatenates caller-made parent-relative poses into model-space matrices.
+    pub fn pose_concat(
+        &self,
+        local: &[Mat3x4],
+        root: Option<&Mat3x4>,
+        out: &mut [Mat3x4],
+    ) -> Result<()> {
+        check_bone_count(self, local.len(), "the local poses")?;
+        check_bone_count(self, out.len(), "the output")?;
+        concat_into(self.bones(), local, root, out);
+        Ok(())
+    }
+}
