@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every test of ossa: the Rust unit and integration tests, then the C tests against the
+# static and the shared library, plain and under AddressSanitizer/UBSan.
+# The corpus of real models is read from $OSSA_CORPUS (default ../shared/corpus); tests that
+# need it say so and skip when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --release --all-targets
+cargo build --release --lib
+bash c_tests/run.sh
