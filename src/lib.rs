@@ -11,6 +11,7 @@ pub mod error;
 pub mod format;
 pub mod math;
 pub mod model;
+mod name_index;
 pub mod pose;
 pub mod skin;
 pub mod synth;

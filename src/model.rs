@@ -8,12 +8,12 @@
 //! `o = w p_blend`, `f = w`; an MM2 vertex one influence with `f = 1`; a DMF vertex its weights
 //! with origins taken into bone space through the inverse bind pose.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::math::Mat3x4;
+use crate::name_index::NameIndex;
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying.
@@ -191,17 +191,16 @@ pub struct Skeleton {
     animations: Vec<Animation>,
     /// Model-space frame-0 pose, the bind pose.
     bind: Vec<Mat3x4>,
-    bone_lookup: HashMap<Box<[u8]>, u32>,
-    frame_lookup: HashMap<Box<[u8]>, u32>,
+    bone_lookup: NameIndex,
+    frame_lookup: NameIndex,
 }
 
-fn first_index_by_name<'a>(names: impl Iterator<Item = &'a Name>) -> HashMap<Box<[u8]>, u32> {
-    let mut map = HashMap::new();
-    for (i, name) in names.enumerate() {
-        // The first of equal names wins, as the engines' linear searches do.
-        map.entry(Box::from(name.as_bytes())).or_insert(i as u32);
-    }
-    map
+fn bone_name(bones: &[Bone], i: usize) -> &[u8] {
+    bones.get(i).map_or(&[], |b| b.name.as_bytes())
+}
+
+fn frame_name(frames: &[Frame], i: usize) -> &[u8] {
+    frames.get(i).map_or(&[], |f| f.name.as_bytes())
 }
 
 impl Skeleton {
@@ -363,9 +362,20 @@ pub(crate) fn concat_in_place(bones: &[Bone], root: Option<&Mat3x4>, poses: &mut
 
 impl Model {
     /// Checks every rule of the shared model and derives the bind pose, bounds, lookups and, for a
-    /// one-frame model, the static mesh. Loaders check their files first, with byte offsets;
-    /// this is the second line for models built in code.
+    /// one-frame model, the static mesh: for models built in code.
     pub fn from_parts(parts: ModelParts) -> Result<Model> {
+        check_parts(&parts)?;
+        Ok(Model::assemble(parts))
+    }
+
+    /// For loaders, which check their files as they read them (with byte offsets), so the rules
+    /// are checked once; debug builds check them again.
+    pub(crate) fn from_checked_parts(parts: ModelParts) -> Model {
+        debug_assert!(check_parts(&parts).map_err(|e| e.to_string()) == Ok(()));
+        Model::assemble(parts)
+    }
+
+    fn assemble(parts: ModelParts) -> Model {
         let ModelParts {
             format,
             bones,
@@ -378,53 +388,6 @@ impl Model {
             warnings,
         } = parts;
         let nb = bones.len();
-        for (i, b) in bones.iter().enumerate() {
-            if !parent_ok(b.parent, i) {
-                return Err(Error::malformed(format!(
-                    "bone {i} ({}): parent {} is not an earlier bone or -1",
-                    b.name, b.parent
-                )));
-            }
-        }
-        if nb > 0 && frames.is_empty() {
-            return Err(Error::malformed(
-                "the model has bones but no frames (frame 0 is the bind pose)",
-            ));
-        }
-        if poses.len() != frames.len() * nb {
-            return Err(Error::malformed(format!(
-                "{} poses given for {} frames of {nb} bones",
-                poses.len(),
-                frames.len()
-            )));
-        }
-        if let Some(i) = poses.iter().position(|p| !p.is_finite()) {
-            return Err(Error::malformed(format!(
-                "frame {} bone {}: pose has a NaN or infinity",
-                i / nb.max(1),
-                i % nb.max(1)
-            )));
-        }
-        for (i, a) in animations.iter().enumerate() {
-            let end = a.first_frame as u64 + a.frame_count as u64;
-            if a.frame_count == 0
-                || end > frames.len() as u64
-                || !(a.fps.is_finite() && a.fps > 0.0)
-            {
-                return Err(Error::malformed(format!(
-                    "animation {i} ({}): frames {}+{} at {} fps do not fit {} frames",
-                    a.name,
-                    a.first_frame,
-                    a.frame_count,
-                    a.fps,
-                    frames.len()
-                )));
-            }
-        }
-        for (m, mesh) in meshes.iter().enumerate() {
-            check_mesh(mesh, nb).map_err(|e| e.within(format!("mesh {m}")))?;
-        }
-
         let mut bind = vec![Mat3x4::IDENTITY; nb];
         if let Some(frame0) = poses.get(..nb) {
             concat_into(&bones, frame0, None, &mut bind);
@@ -449,15 +412,15 @@ impl Model {
 
         let (mins, maxs) = bounds(&meshes, &bind);
         let skeleton = Skeleton {
-            bone_lookup: first_index_by_name(bones.iter().map(|b| &b.name)),
-            frame_lookup: first_index_by_name(frames.iter().map(|f| &f.name)),
+            bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
+            frame_lookup: NameIndex::build(frames.len(), |i| frame_name(&frames, i)),
             bones,
             frames,
             poses,
             animations,
             bind,
         };
-        Ok(Model {
+        Model {
             format,
             skeleton: Arc::new(skeleton),
             meshes,
@@ -466,7 +429,7 @@ impl Model {
             mins,
             maxs,
             warnings: warnings.iter().map(|w| Name::new(w.as_bytes())).collect(),
-        })
+        }
     }
 
     pub fn format(&self) -> Format {
@@ -502,12 +465,18 @@ impl Model {
 
     /// The bone with exactly this name (the first, if several share it); O(1).
     pub fn find_bone(&self, name: impl AsRef<[u8]>) -> Option<u32> {
-        self.skeleton.bone_lookup.get(name.as_ref()).copied()
+        let bones = &self.skeleton.bones;
+        self.skeleton
+            .bone_lookup
+            .find(name.as_ref(), |i| bone_name(bones, i))
     }
 
     /// The frame with exactly this name (the first, if several share it); O(1).
     pub fn find_frame(&self, name: impl AsRef<[u8]>) -> Option<u32> {
-        self.skeleton.frame_lookup.get(name.as_ref()).copied()
+        let frames = &self.skeleton.frames;
+        self.skeleton
+            .frame_lookup
+            .find(name.as_ref(), |i| frame_name(frames, i))
     }
 
     pub fn info(&self) -> ModelInfo {
@@ -543,8 +512,9 @@ impl Model {
             + s.frames.len() * size_of::<Frame>()
             + (s.poses.len() + s.bind.len()) * size_of::<Mat3x4>()
             + s.animations.len() * size_of::<Animation>()
-            + names * 2
-            + (s.bones.len() + s.frames.len()) * (size_of::<(Box<[u8]>, u32)>() + 8);
+            + names
+            + s.bone_lookup.heap_bytes()
+            + s.frame_lookup.heap_bytes();
         let meshes: usize = self
             .meshes
             .iter()
@@ -561,6 +531,63 @@ impl Model {
             .sum();
         skeleton + meshes + self.warnings.iter().map(|w| w.0.len()).sum::<usize>()
     }
+}
+
+fn check_parts(parts: &ModelParts) -> Result<()> {
+    let ModelParts {
+        bones,
+        frames,
+        poses,
+        animations,
+        meshes,
+        ..
+    } = parts;
+    let nb = bones.len();
+    for (i, b) in bones.iter().enumerate() {
+        if !parent_ok(b.parent, i) {
+            return Err(Error::malformed(format!(
+                "bone {i} ({}): parent {} is not an earlier bone or -1",
+                b.name, b.parent
+            )));
+        }
+    }
+    if nb > 0 && frames.is_empty() {
+        return Err(Error::malformed(
+            "the model has bones but no frames (frame 0 is the bind pose)",
+        ));
+    }
+    if poses.len() != frames.len() * nb {
+        return Err(Error::malformed(format!(
+            "{} poses given for {} frames of {nb} bones",
+            poses.len(),
+            frames.len()
+        )));
+    }
+    if let Some(i) = poses.iter().position(|p| !p.is_finite()) {
+        return Err(Error::malformed(format!(
+            "frame {} bone {}: pose has a NaN or infinity",
+            i / nb.max(1),
+            i % nb.max(1)
+        )));
+    }
+    for (i, a) in animations.iter().enumerate() {
+        let end = a.first_frame as u64 + a.frame_count as u64;
+        if a.frame_count == 0 || end > frames.len() as u64 || !(a.fps.is_finite() && a.fps > 0.0) {
+            return Err(Error::malformed(format!(
+                "animation {i} ({}): frames {}+{} at {} fps do not fit {} frames",
+                a.name,
+                a.first_frame,
+                a.frame_count,
+                a.fps,
+                frames.len()
+            )));
+        }
+    }
+    for (m, mesh) in meshes.iter().enumerate() {
+        check_mesh(mesh, nb).map_err(|e| e.within(format!("mesh {m}")))?;
+    }
+
+    Ok(())
 }
 
 fn check_mesh(mesh: &MeshParts, bone_count: usize) -> Result<()> {

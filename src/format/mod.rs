@@ -221,17 +221,17 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
     }
 }
 
-fn finish(parts: ModelParts, checker: Checker) -> Result<Model> {
+fn finish(parts: ModelParts, checker: Checker) -> Model {
     let mut parts = parts;
     parts.warnings.extend(checker.warnings);
-    Model::from_parts(parts)
+    Model::from_checked_parts(parts)
 }
 
 /// Loads a model from bytes.
 pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
     let label = file_label(options);
     let mut checker = Checker::new(options, false);
-    let result = parse(data, options, &mut checker).and_then(|parts| finish(parts, checker));
+    let result = parse(data, options, &mut checker).map(|parts| finish(parts, checker));
     match (result, label) {
         (Err(e), Some(label)) => Err(e.in_file(&label)),
         (r, _) => r,
@@ -296,13 +296,7 @@ pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
         Ok(_) if !problems.is_empty() => None,
         Ok(mut parts) => {
             parts.warnings.extend(warnings.iter().cloned());
-            match Model::from_parts(parts) {
-                Ok(m) => Some(m),
-                Err(e) => {
-                    problems.push(name(e));
-                    None
-                }
-            }
+            Some(Model::from_checked_parts(parts))
         }
     };
     Report {
