@@ -56,17 +56,24 @@ impl Mat3x4 {
     /// `self * other`: apply `other` first, as a parent concatenated with a child.
     #[inline]
     pub fn mul(&self, other: &Mat3x4) -> Mat3x4 {
-        let a = &self.m;
-        let b = &other.m;
-        let mut r = [0.0f32; 12];
-        for i in 0..3 {
-            let (a0, a1, a2, a3) = (a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]);
-            for j in 0..4 {
-                r[4 * i + j] = a0 * b[j] + a1 * b[4 + j] + a2 * b[8 + j];
-            }
-            r[4 * i + 3] += a3;
+        let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] = self.m;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = other.m;
+        Mat3x4 {
+            m: [
+                a0 * b0 + a1 * b4 + a2 * b8,
+                a0 * b1 + a1 * b5 + a2 * b9,
+                a0 * b2 + a1 * b6 + a2 * b10,
+                a0 * b3 + a1 * b7 + a2 * b11 + a3,
+                a4 * b0 + a5 * b4 + a6 * b8,
+                a4 * b1 + a5 * b5 + a6 * b9,
+                a4 * b2 + a5 * b6 + a6 * b10,
+                a4 * b3 + a5 * b7 + a6 * b11 + a7,
+                a8 * b0 + a9 * b4 + a10 * b8,
+                a8 * b1 + a9 * b5 + a10 * b9,
+                a8 * b2 + a9 * b6 + a10 * b10,
+                a8 * b3 + a9 * b7 + a10 * b11 + a11,
+            ],
         }
-        Mat3x4 { m: r }
     }
 
     #[inline]
@@ -93,23 +100,22 @@ impl Mat3x4 {
     /// A mirroring matrix carries its reflection in a negative x scale; a degenerate axis
     /// gets scale 0 and the rotation of what remains.
     pub fn decompose(&self) -> Decomposed {
-        let cols = [self.column(0), self.column(1), self.column(2)];
-        let mut scale = [cols[0].length(), cols[1].length(), cols[2].length()];
-        let det = cols[0].dot(cols[1].cross(cols[2]));
-        if det < 0.0 {
+        let [m0, m1, m2, _, m4, m5, m6, _, m8, m9, m10, _] = self.m;
+        let (x, y, z) = (
+            Vec3::new(m0, m4, m8),
+            Vec3::new(m1, m5, m9),
+            Vec3::new(m2, m6, m10),
+        );
+        let mut scale = [x.length(), y.length(), z.length()];
+        if x.dot(y.cross(z)) < 0.0 {
             scale[0] = -scale[0];
         }
         let unit = |c: Vec3, s: f32, fallback: Vec3| if s != 0.0 { c / s } else { fallback };
-        let x = unit(cols[0], scale[0], Vec3::X);
-        let y = unit(cols[1], scale[1], Vec3::Y);
-        let z = unit(cols[2], scale[2], Vec3::Z);
-        let q = Quat::from_mat3(&Mat3::from_cols(x, y, z));
-        let len = q.length();
-        let rotation = if len.is_finite() && len > 0.0 {
-            q / len
-        } else {
-            Quat::IDENTITY
-        };
+        let rotation = quat_from_axes(
+            unit(x, scale[0], Vec3::X),
+            unit(y, scale[1], Vec3::Y),
+            unit(z, scale[2], Vec3::Z),
+        );
         Decomposed {
             rotation,
             translation: self.translation(),
@@ -146,6 +152,35 @@ impl Mat3x4 {
 
     pub fn is_finite(&self) -> bool {
         self.m.iter().all(|v| v.is_finite())
+    }
+}
+
+/// The unit quaternion of a rotation given by its column axes (Shepperd's method: the largest of
+/// the four candidates keeps the division well away from zero).
+fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    let (m00, m10, m20) = (x.x, x.y, x.z);
+    let (m01, m11, m21) = (y.x, y.y, y.z);
+    let (m02, m12, m22) = (z.x, z.y, z.z);
+    let q = if m22 <= 0.0 {
+        if m00 >= m11 {
+            let t = 1.0 + m00 - m11 - m22;
+            Quat::from_xyzw(t, m10 + m01, m02 + m20, m21 - m12)
+        } else {
+            let t = 1.0 - m00 + m11 - m22;
+            Quat::from_xyzw(m10 + m01, t, m21 + m12, m02 - m20)
+        }
+    } else if m00 <= -m11 {
+        let t = 1.0 - m00 - m11 + m22;
+        Quat::from_xyzw(m02 + m20, m21 + m12, t, m10 - m01)
+    } else {
+        let t = 1.0 + m00 + m11 + m22;
+        Quat::from_xyzw(m21 - m12, m02 - m20, m10 - m01, t)
+    };
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        q / len
+    } else {
+        Quat::IDENTITY
     }
 }
 
