@@ -121,6 +121,27 @@ fn vec3(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl Fn() -> String) -> 
     ])
 }
 
+/// A 32-byte name field: the bytes up to the first NUL. A name that fills the whole field has
+/// no terminator; real tools write such names, so it is kept whole and reported.
+fn name_field(
+    record: &[u8],
+    at: u64,
+    ck: &mut Checker,
+    what: impl FnOnce() -> String,
+) -> Result<Name> {
+    let field = record.get(..NAME_SIZE).unwrap_or_default();
+    if !field.contains(&0) {
+        ck.tolerate(
+            Error::malformed(format!(
+                "{}: name fills its whole {NAME_SIZE}-byte field with no NUL terminator",
+                what()
+            ))
+            .at(at),
+        )?;
+    }
+    Ok(Name::new(field))
+}
+
 fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
     let id_len = data.len().min(MAGIC.len());
     if data.get(..id_len) != MAGIC.get(..id_len) {
@@ -225,7 +246,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     let mut bones = Vec::with_capacity(h.num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<40>().0.iter().enumerate() {
         let at = h.ofs_bones as u64 + i as u64 * BONE_SIZE;
-        let name = Name::new(rec.get(..NAME_SIZE).unwrap_or_default());
+        let name = name_field(rec, at, ck, || format!("bone {i}"))?;
         let mut parent = u32_at::<Be>(rec, 32) as i32;
         if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
             ck.problem(
@@ -248,7 +269,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
         let mi = m as u32;
         let at = h.ofs_meshes as u64 + m as u64 * MESH_SIZE;
         let mut l = MeshLayout {
-            shader: Name::new(rec.get(..NAME_SIZE).unwrap_or_default()),
+            shader: name_field(rec, at, ck, || format!("mesh {m} shader"))?,
             num_verts: u32_at::<Be>(rec, 32),
             num_tris: u32_at::<Be>(rec, 36),
             ofs_verts: u32_at::<Be>(rec, 40),
@@ -303,7 +324,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     let mut frames = Vec::with_capacity(h.num_frames as usize);
     for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
         let at = h.ofs_frames as u64 + f as u64 * FRAME_SIZE;
-        let name = Name::new(rec.get(..NAME_SIZE).unwrap_or_default());
+        let name = name_field(rec, at, ck, || format!("frame {f}"))?;
         let mut c = Cursor::<Be>::at(data, at + 32)?;
         let what = || format!("frame {f} ({name}): bounds");
         let mins = vec3(&mut c, ck, what)?;
