@@ -106,6 +106,18 @@ impl Frame {
     }
 }
 
+/// Bounds a file declares for a whole model (over all its frames), kept so that a model saved
+/// again keeps them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Extent {
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+    /// Largest distance from the up axis.
+    pub yaw_radius: f32,
+    /// Largest distance from the origin.
+    pub radius: f32,
+}
+
 /// A named run of frames played at a rate: an animation scene.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Animation {
@@ -163,6 +175,8 @@ pub struct ModelParts {
     pub up_axis: u32,
     /// +1 right-handed, -1 left-handed.
     pub handedness: i32,
+    /// Bounds the file declares for the whole model, where it has them.
+    pub extent: Option<Extent>,
     pub warnings: Vec<String>,
 }
 
@@ -177,6 +191,7 @@ impl ModelParts {
             meshes: Vec::new(),
             up_axis: 2,
             handedness: 1,
+            extent: None,
             warnings: Vec::new(),
         }
     }
@@ -320,6 +335,7 @@ pub struct Model {
     handedness: i32,
     mins: [f32; 3],
     maxs: [f32; 3],
+    extent: Option<Extent>,
     warnings: Vec<Name>,
 }
 
@@ -385,6 +401,7 @@ impl Model {
             meshes,
             up_axis,
             handedness,
+            extent,
             warnings,
         } = parts;
         let nb = bones.len();
@@ -428,6 +445,7 @@ impl Model {
             handedness,
             mins,
             maxs,
+            extent,
             warnings: warnings.iter().map(|w| Name::new(w.as_bytes())).collect(),
         }
     }
@@ -455,6 +473,10 @@ impl Model {
     }
     pub fn bounds(&self) -> ([f32; 3], [f32; 3]) {
         (self.mins, self.maxs)
+    }
+    /// The bounds the file declares for the whole model (DPM's header), where it has them.
+    pub fn declared_extent(&self) -> Option<&Extent> {
+        self.extent.as_ref()
     }
     pub fn up_axis(&self) -> u32 {
         self.up_axis

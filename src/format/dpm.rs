@@ -13,7 +13,7 @@ use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::{Checker, Format};
 use crate::math::Mat3x4;
-use crate::model::{Animation, Bone, Frame, Influence, MeshParts, Model, ModelParts, Name};
+use crate::model::{Animation, Bone, Extent, Frame, Influence, MeshParts, Model, ModelParts, Name};
 
 type Be = BigEndian;
 
@@ -71,6 +71,7 @@ struct Region {
 }
 
 struct Header {
+    extent: Extent,
     num_bones: u32,
     num_meshes: u32,
     num_frames: u32,
@@ -172,11 +173,16 @@ fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
             .at(filesize_at),
         )?;
     }
-    for _ in 0..8 {
-        finite(&mut c, ck, || "header: bounds".to_owned())?;
-    }
+    let what = || "header: bounds".to_owned();
+    let extent = Extent {
+        mins: vec3(&mut c, ck, what)?,
+        maxs: vec3(&mut c, ck, what)?,
+        yaw_radius: finite(&mut c, ck, what)?,
+        radius: finite(&mut c, ck, what)?,
+    };
     let counts_at = c.pos();
     let h = Header {
+        extent,
         num_bones: c.u32()?,
         num_meshes: c.u32()?,
         num_frames: c.u32()?,
@@ -622,6 +628,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         meshes,
         up_axis: 2,
         handedness: 1,
+        extent: Some(h.extent),
         warnings: Vec::new(),
     })
 }
@@ -651,6 +658,32 @@ fn put_f32(out: &mut Vec<u8>, v: f32) {
 fn to_u32(v: usize, what: &str) -> Result<u32> {
     u32::try_from(v)
         .map_err(|_| Error::limit(format!("{what}: {v} does not fit a DPM's 32-bit fields")))
+}
+
+/// The whole model's bounds when no file declared them: the union of the frames' bounds and the
+/// bind pose's.
+fn computed_extent(model: &Model) -> Extent {
+    let (mut mins, mut maxs) = model.bounds();
+    let mut yaw_radius = 0.0f32;
+    let mut radius = 0.0f32;
+    for f in model.frames() {
+        for a in 0..3 {
+            mins[a] = mins[a].min(f.mins[a]);
+            maxs[a] = maxs[a].max(f.maxs[a]);
+        }
+        yaw_radius = yaw_radius.max(f.yaw_radius);
+        radius = radius.max(f.radius);
+    }
+    for c in [mins, maxs] {
+        yaw_radius = yaw_radius.max(c[0].hypot(c[1]));
+        radius = radius.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
+    }
+    Extent {
+        mins,
+        maxs,
+        yaw_radius,
+        radius,
+    }
 }
 
 /// Writes a model as DPM, in the order the dpmodel tool does: header, bones, mesh headers,
@@ -685,27 +718,19 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
     let filesize = ofs_poses + frames.len() as u64 * nb * POSE_SIZE;
     let filesize = to_u32(usize::try_from(filesize).unwrap_or(usize::MAX), "file size")?;
 
-    let (mins, maxs) = model.bounds();
-    let mut yaw_radius = 0.0f32;
-    let mut radius = 0.0f32;
-    for f in frames {
-        yaw_radius = yaw_radius.max(f.yaw_radius);
-        radius = radius.max(f.radius);
-    }
-    for c in [mins, maxs] {
-        yaw_radius = yaw_radius.max((c[0] * c[0] + c[1] * c[1]).sqrt());
-        radius = radius.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
-    }
-
+    let extent = model
+        .declared_extent()
+        .copied()
+        .unwrap_or_else(|| computed_extent(model));
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, TYPE);
     put_u32(&mut out, filesize);
-    for v in mins.iter().chain(&maxs) {
+    for v in extent.mins.iter().chain(&extent.maxs) {
         put_f32(&mut out, *v);
     }
-    put_f32(&mut out, yaw_radius);
-    put_f32(&mut out, radius);
+    put_f32(&mut out, extent.yaw_radius);
+    put_f32(&mut out, extent.radius);
     put_u32(&mut out, to_u32(bones.len(), "bone count")?);
     put_u32(&mut out, to_u32(meshes.len(), "mesh count")?);
     put_u32(&mut out, to_u32(frames.len(), "frame count")?);
