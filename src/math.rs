@@ -106,16 +106,15 @@ impl Mat3x4 {
             Vec3::new(m1, m5, m9),
             Vec3::new(m2, m6, m10),
         );
-        let mut scale = [x.length(), y.length(), z.length()];
-        if x.dot(y.cross(z)) < 0.0 {
+        let mut scale = [robust_length(x), robust_length(y), robust_length(z)];
+        let mut ux = unit(x, scale[0], Vec3::X);
+        let (uy, uz) = (unit(y, scale[1], Vec3::Y), unit(z, scale[2], Vec3::Z));
+        // A reflection is carried by a negative x scale, leaving a proper rotation.
+        if ux.dot(uy.cross(uz)) < 0.0 {
             scale[0] = -scale[0];
+            ux = -ux;
         }
-        let unit = |c: Vec3, s: f32, fallback: Vec3| if s != 0.0 { c / s } else { fallback };
-        let rotation = quat_from_axes(
-            unit(x, scale[0], Vec3::X),
-            unit(y, scale[1], Vec3::Y),
-            unit(z, scale[2], Vec3::Z),
-        );
+        let rotation = quat_from_axes(ux, uy, uz);
         Decomposed {
             rotation,
             translation: self.translation(),
@@ -152,6 +151,38 @@ impl Mat3x4 {
 
     pub fn is_finite(&self) -> bool {
         self.m.iter().all(|v| v.is_finite())
+    }
+}
+
+/// Squared lengths in this range are exact enough in f32; outside it squaring overflows
+/// (above 1.8e19) or underflows (below 1e-19), so the vector is scaled first.
+const SAFE_SQUARED: std::ops::Range<f32> = 1e-30..1e30;
+
+/// The length of `v`, for any finite `v`.
+fn robust_length(v: Vec3) -> f32 {
+    let sq = v.length_squared();
+    if SAFE_SQUARED.contains(&sq) {
+        return sq.sqrt();
+    }
+    let big = v.abs().max_element();
+    if big == 0.0 || !big.is_finite() {
+        big
+    } else {
+        big * (v / big).length()
+    }
+}
+
+/// `v` scaled to unit length, or `fallback` for a zero vector.
+fn unit(v: Vec3, length: f32, fallback: Vec3) -> Vec3 {
+    if length == 0.0 || !length.is_finite() {
+        return fallback;
+    }
+    let w = v / length;
+    // Division by a tiny length can still leave w off unit length by rounding; one more pass fixes it.
+    if SAFE_SQUARED.contains(&v.length_squared()) {
+        w
+    } else {
+        w / w.length()
     }
 }
 
@@ -227,6 +258,21 @@ mod tests {
             let m = Mat3x4::from_rotation_translation_scale(q, [4.0, -5.0, 6.0], s);
             let d = m.decompose();
             assert!(close(&d.compose(), &m, 1e-5), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn decompose_keeps_huge_and_tiny_scales() {
+        for s in [1e30f32, 1e-30] {
+            let m =
+                Mat3x4::from_rotation_translation_scale(Quat::IDENTITY, [0.0, 0.0, 10.0], [s; 3]);
+            let d = m.decompose();
+            assert!(
+                d.scale.iter().all(|&x| (x / s - 1.0).abs() < 1e-6),
+                "{s}: {:?}",
+                d.scale
+            );
+            assert!((d.rotation.w.abs() - 1.0).abs() < 1e-6);
         }
     }
 

@@ -757,8 +757,14 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
         }
         put_f32(&mut out, frame.yaw_radius);
         put_f32(&mut out, frame.radius);
+        // The pose offset is the one signed field of the format.
         let at = ofs_poses + f as u64 * nb * POSE_SIZE;
-        put_u32(&mut out, to_u32(at as usize, "pose offset")?);
+        let at = i32::try_from(at).map_err(|_| {
+            Error::limit(format!(
+                "frame {f}: pose offset {at} does not fit DPM's signed 32-bit field"
+            ))
+        })?;
+        out.extend_from_slice(&at.to_be_bytes());
     }
     for mesh in meshes {
         for v in 0..mesh.vertex_count() {

@@ -262,7 +262,7 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
 /// Everything wrong with a file, as `ossa validate` reports it.
 #[derive(Debug)]
 pub struct Report {
-    /// Broken rules, in file order; empty when the file is valid.
+    /// Broken rules, in file order (those without a byte offset last); empty when the file is valid.
     pub problems: Vec<Error>,
     /// Problems found beyond the recorded ones.
     pub more_problems: usize,
@@ -299,6 +299,7 @@ pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
             Some(Model::from_checked_parts(parts))
         }
     };
+    problems.sort_by_key(|p| p.offset().unwrap_or(u64::MAX));
     Report {
         problems,
         more_problems,
