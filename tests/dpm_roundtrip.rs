@@ -15,7 +15,10 @@ fn corpus_dir() -> PathBuf {
 fn every_corpus_dpm_saves_back_to_its_own_bytes() {
     let dir = corpus_dir().join("dpm");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("corpus not found at {}; skipping every_corpus_dpm_saves_back_to_its_own_bytes", dir.display());
+        eprintln!(
+            "corpus not found at {}; skipping every_corpus_dpm_saves_back_to_its_own_bytes",
+            dir.display()
+        );
         return;
     };
     let mut files: Vec<PathBuf> = entries
