@@ -688,6 +688,30 @@ fn out_of_range(what: &str, index: u32, count: usize) -> Error {
     Error::invalid_argument(format!("{what} {index} out of range (model has {count})"))
 }
 
+/// The shape every indexed getter shares: check the handle and out-pointer, find item `index`
+/// of the model's `items`, and write its C description.
+fn get_indexed<T, I>(
+    model: *const ossa_model,
+    index: u32,
+    out: *mut I,
+    what: &str,
+    items: impl Fn(&Model) -> &[T],
+    describe: impl Fn(&T) -> I,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let items = items(model);
+        let item = items
+            .get(index as usize)
+            .ok_or_else(|| out_of_range(what, index, items.len()))?;
+        put(out, describe(item));
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `model` is a live handle; `out` is writable.
 #[unsafe(no_mangle)]
@@ -696,24 +720,10 @@ pub unsafe extern "C" fn ossa_model_get_bone(
     bone: u32,
     out: *mut ossa_bone_info,
 ) -> u32 {
-    guard(ptr::null_mut(), || {
-        let model = model_ref(model)?;
-        if out.is_null() {
-            return Err(null("out"));
-        }
-        let bones = model.bones();
-        let b = bones
-            .get(bone as usize)
-            .ok_or_else(|| out_of_range("bone", bone, bones.len()))?;
-        put(
-            out,
-            ossa_bone_info {
-                name: c_name(b.name.as_bytes_with_nul()),
-                parent: b.parent,
-                flags: b.flags,
-            },
-        );
-        Ok(())
+    get_indexed(model, bone, out, "bone", Model::bones, |b| ossa_bone_info {
+        name: c_name(b.name.as_bytes_with_nul()),
+        parent: b.parent,
+        flags: b.flags,
     })
 }
 
@@ -750,26 +760,14 @@ pub unsafe extern "C" fn ossa_model_get_frame(
     frame: u32,
     out: *mut ossa_frame_info,
 ) -> u32 {
-    guard(ptr::null_mut(), || {
-        let model = model_ref(model)?;
-        if out.is_null() {
-            return Err(null("out"));
+    get_indexed(model, frame, out, "frame", Model::frames, |f| {
+        ossa_frame_info {
+            name: c_name(f.name.as_bytes_with_nul()),
+            mins: f.mins,
+            maxs: f.maxs,
+            yaw_radius: f.yaw_radius,
+            radius: f.radius,
         }
-        let frames = model.frames();
-        let f = frames
-            .get(frame as usize)
-            .ok_or_else(|| out_of_range("frame", frame, frames.len()))?;
-        put(
-            out,
-            ossa_frame_info {
-                name: c_name(f.name.as_bytes_with_nul()),
-                mins: f.mins,
-                maxs: f.maxs,
-                yaw_radius: f.yaw_radius,
-                radius: f.radius,
-            },
-        );
-        Ok(())
     })
 }
 
@@ -793,28 +791,16 @@ pub unsafe extern "C" fn ossa_model_get_mesh(
     mesh: u32,
     out: *mut ossa_mesh_info,
 ) -> u32 {
-    guard(ptr::null_mut(), || {
-        let model = model_ref(model)?;
-        if out.is_null() {
-            return Err(null("out"));
+    get_indexed(model, mesh, out, "mesh", Model::meshes, |m| {
+        ossa_mesh_info {
+            name: c_name(m.name().as_bytes_with_nul()),
+            shader: c_name(m.shader().as_bytes_with_nul()),
+            vertex_count: m.vertex_count() as u32,
+            triangle_count: m.triangle_count() as u32,
+            indices: m.indices().as_ptr(),
+            texcoords: m.texcoords().map_or(ptr::null(), |t| t.as_ptr().cast()),
+            group_ids: m.group_ids().map_or(ptr::null(), |g| g.as_ptr()),
         }
-        let meshes = model.meshes();
-        let m = meshes
-            .get(mesh as usize)
-            .ok_or_else(|| out_of_range("mesh", mesh, meshes.len()))?;
-        put(
-            out,
-            ossa_mesh_info {
-                name: c_name(m.name().as_bytes_with_nul()),
-                shader: c_name(m.shader().as_bytes_with_nul()),
-                vertex_count: m.vertex_count() as u32,
-                triangle_count: m.triangle_count() as u32,
-                indices: m.indices().as_ptr(),
-                texcoords: m.texcoords().map_or(ptr::null(), |t| t.as_ptr().cast()),
-                group_ids: m.group_ids().map_or(ptr::null(), |g| g.as_ptr()),
-            },
-        );
-        Ok(())
     })
 }
 
