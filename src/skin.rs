@@ -26,6 +26,7 @@ fn strided_capacity(len: usize, stride: usize) -> usize {
     }
 }
 
+#[inline(always)]
 fn store(buf: &mut [f32], at: usize, v: [f32; 3]) {
     if let Some(slot) = buf.get_mut(at..at + 3) {
         slot.copy_from_slice(&v);
