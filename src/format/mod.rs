@@ -190,7 +190,12 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     if data.starts_with(dpm::MAGIC) {
         return Some(Format::Dpm);
     }
-    name.and_then(Format::from_extension)
+    let by_name = name.and_then(Format::from_extension);
+    // SKM and SKP share their magic; the name tells them apart.
+    if data.starts_with(b"SKM1") {
+        return Some(by_name.filter(|f| *f == Format::Skp).unwrap_or(Format::Skm));
+    }
+    by_name
 }
 
 fn file_label(options: &LoadOptions) -> Option<Arc<str>> {
