@@ -108,6 +108,19 @@ static inline int check_str(const char *got, const char *want, const char *file,
 #define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), __FILE__, __LINE__, #got " ~ " #want)
 #define CHECK_STR(got, want) check_str((got), (want), __FILE__, __LINE__, #got " == " #want)
 
+/* Outputs of failed calls are preset with this byte and must still hold it afterwards. */
+#define POISON 0xa7
+
+static inline int is_poisoned(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (b[i] != POISON)
+            return 0;
+    return 1;
+}
+
 /* Print the test's summary line; the return value is the process exit status. */
 static inline int check_finish(const char *name)
 {

@@ -7,21 +7,10 @@
 #include "fixture.h"
 
 #define NB 4 /* bones of the small model */
-#define POISON 0xa7
 #define PI 3.14159265358979323846
 
 static fx_model small;
 static ossa_model *model;
-
-static int is_poisoned(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (b[i] != POISON)
-            return 0;
-    return 1;
-}
 
 /* Compare ossa matrices with expected ones, relative to the size of the value. */
 static void check_bones(const ossa_mat3x4 *got, const double *want, uint32_t count, double tol)

@@ -7,18 +7,6 @@
 
 static fx_model small;
 
-/* Outputs of failed calls are preset with this byte and must still hold it afterwards. */
-#define POISON 0xa7
-
-static int is_poisoned(const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (b[i] != POISON)
-            return 0;
-    return 1;
-}
 
 static void test_info(const ossa_model *model)
 {
