@@ -641,11 +641,9 @@ pub unsafe extern "C" fn ossa_model_bind(
         if out.is_null() {
             return Err(null("out"));
         }
-        Err(Error::unsupported(format!(
-            "binding {} meshes to a {} skeleton is not supported by this version of ossa",
-            meshes.format().name(),
-            skeleton.format().name()
-        )))
+        let model = Model::bind(meshes, skeleton)?;
+        hand_out(out, model);
+        Ok(())
     })
 }
 
@@ -673,7 +671,11 @@ pub unsafe extern "C" fn ossa_model_get_info(
                 vertex_count: i.vertex_count,
                 triangle_count: i.triangle_count,
                 max_influences: i.max_influences,
-                flags: 0,
+                flags: if model.unbound().is_some() {
+                    OSSA_MODEL_UNBOUND
+                } else {
+                    0
+                },
                 up_axis: i.up_axis,
                 handedness: i.handedness,
                 mins: i.mins,

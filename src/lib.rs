@@ -20,8 +20,8 @@ pub use error::{Detail, Error, ErrorCode, Result};
 pub use format::{Format, LoadOptions, Report, dpm, validate};
 pub use math::Mat3x4;
 pub use model::{
-    Animation, BONE_ATTACHMENT, Bone, Frame, Influence, Mesh, MeshParts, Model, ModelInfo,
-    ModelParts, Name,
+    Animation, BONE_ATTACHMENT, Bone, BoneSlots, Extent, Frame, Influence, Mesh, MeshParts, Model,
+    ModelInfo, ModelParts, Name,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
 pub use skin::{Interleaved, SKIN_NORMALIZE, SkinTarget, Strided};

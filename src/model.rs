@@ -153,11 +153,32 @@ pub struct MeshParts {
     pub indices: Vec<u32>,
     pub texcoords: Option<Vec<[f32; 2]>>,
     pub group_ids: Option<Vec<u32>>,
+    /// The bones the file lists as used by this mesh (SKM's references); informational.
+    pub references: Option<Vec<u32>>,
 }
 
 impl Default for Name {
     fn default() -> Name {
         Name::empty()
+    }
+}
+
+/// How meshes that came without their skeleton refer to bones until [`Model::bind`] gives them one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BoneSlots {
+    /// Influences index the skeleton's bones directly; it must have exactly this many (SKM).
+    ByIndex(u32),
+    /// Influence `bone` indexes this list; each name is found in the skeleton, ignoring ASCII case
+    /// (Sims meshes).
+    ByName(Vec<Name>),
+}
+
+impl BoneSlots {
+    pub fn count(&self) -> usize {
+        match self {
+            BoneSlots::ByIndex(n) => *n as usize,
+            BoneSlots::ByName(names) => names.len(),
+        }
     }
 }
 
@@ -177,6 +198,9 @@ pub struct ModelParts {
     pub handedness: i32,
     /// Bounds the file declares for the whole model, where it has them.
     pub extent: Option<Extent>,
+    /// Set for meshes that wait for a skeleton: then `bones`, `frames` and `poses` are empty and
+    /// influences index these slots.
+    pub unbound: Option<BoneSlots>,
     pub warnings: Vec<String>,
 }
 
@@ -192,6 +216,7 @@ impl ModelParts {
             up_axis: 2,
             handedness: 1,
             extent: None,
+            unbound: None,
             warnings: Vec::new(),
         }
     }
@@ -249,6 +274,7 @@ pub struct Mesh {
     indices: Vec<u32>,
     texcoords: Option<Vec<[f32; 2]>>,
     group_ids: Option<Vec<u32>>,
+    references: Option<Vec<u32>>,
     /// Bind-pose positions and normals, kept for a model with one frame (a static model) so
     /// that skinning it in that pose is a copy.
     rest: Option<Rest>,
@@ -281,6 +307,10 @@ impl Mesh {
     }
     pub fn group_ids(&self) -> Option<&[u32]> {
         self.group_ids.as_deref()
+    }
+    /// The bones the file lists as used by this mesh, where it lists them.
+    pub fn references(&self) -> Option<&[u32]> {
+        self.references.as_deref()
     }
     /// The influences of vertex `v` (empty past the end).
     pub fn influences(&self, v: usize) -> &[Influence] {
@@ -336,6 +366,7 @@ pub struct Model {
     mins: [f32; 3],
     maxs: [f32; 3],
     extent: Option<Extent>,
+    unbound: Option<BoneSlots>,
     warnings: Vec<Name>,
 }
 
@@ -402,6 +433,7 @@ impl Model {
             up_axis,
             handedness,
             extent,
+            unbound,
             warnings,
         } = parts;
         let nb = bones.len();
@@ -409,25 +441,6 @@ impl Model {
         if let Some(frame0) = poses.get(..nb) {
             concat_into(&bones, frame0, None, &mut bind);
         }
-        let static_model = frames.len() == 1;
-        let meshes: Vec<Mesh> = meshes
-            .into_iter()
-            .map(|p| {
-                let rest = static_model.then(|| rest_of(&p, &bind));
-                Mesh {
-                    name: p.name,
-                    shader: p.shader,
-                    influence_start: p.influence_start,
-                    influences: p.influences,
-                    indices: p.indices,
-                    texcoords: p.texcoords,
-                    group_ids: p.group_ids,
-                    rest,
-                }
-            })
-            .collect();
-
-        let (mins, maxs) = bounds(&meshes, &bind);
         let skeleton = Skeleton {
             bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
             frame_lookup: NameIndex::build(frames.len(), |i| frame_name(&frames, i)),
@@ -437,17 +450,144 @@ impl Model {
             animations,
             bind,
         };
+        let mut model = Model::with_skeleton(Arc::new(skeleton), meshes, format, unbound);
+        model.up_axis = up_axis;
+        model.handedness = handedness;
+        model.extent = extent;
+        model.warnings = warnings.iter().map(|w| Name::new(w.as_bytes())).collect();
+        model
+    }
+
+    /// Meshes over a (possibly shared) skeleton, with what depends on both: the static mesh of a
+    /// one-frame model and the bind pose's bounds.
+    fn with_skeleton(
+        skeleton: Arc<Skeleton>,
+        meshes: Vec<MeshParts>,
+        format: Format,
+        unbound: Option<BoneSlots>,
+    ) -> Model {
+        let bind = &skeleton.bind;
+        let static_model = skeleton.frames.len() == 1 && unbound.is_none();
+        let meshes: Vec<Mesh> = meshes
+            .into_iter()
+            .map(|p| {
+                let rest = static_model.then(|| rest_of(&p, bind));
+                Mesh {
+                    name: p.name,
+                    shader: p.shader,
+                    influence_start: p.influence_start,
+                    influences: p.influences,
+                    indices: p.indices,
+                    texcoords: p.texcoords,
+                    group_ids: p.group_ids,
+                    references: p.references,
+                    rest,
+                }
+            })
+            .collect();
+        let (mins, maxs) = if unbound.is_some() {
+            ([0.0; 3], [0.0; 3])
+        } else {
+            bounds(&meshes, bind)
+        };
         Model {
             format,
-            skeleton: Arc::new(skeleton),
+            skeleton,
             meshes,
-            up_axis,
-            handedness,
+            up_axis: 2,
+            handedness: 1,
             mins,
             maxs,
-            extent,
-            warnings: warnings.iter().map(|w| Name::new(w.as_bytes())).collect(),
+            extent: None,
+            unbound,
+            warnings: Vec::new(),
         }
+    }
+
+    /// A new model whose meshes (from `meshes`, which waits for a skeleton) use the bones and
+    /// frames of `skeleton`: by index and count, or by name where the meshes name their bones.
+    /// The skeleton is shared, not copied; neither input changes.
+    pub fn bind(meshes: &Model, skeleton: &Model) -> Result<Model> {
+        let Some(slots) = &meshes.unbound else {
+            return Err(Error::mismatch(format!(
+                "the {} model's meshes already have a skeleton",
+                meshes.format.name()
+            )));
+        };
+        if skeleton.unbound.is_some() || skeleton.bones().is_empty() {
+            return Err(Error::mismatch(format!(
+                "the {} model has no skeleton to bind to",
+                skeleton.format.name()
+            )));
+        }
+        let bones = skeleton.bones();
+        let remap: Vec<u32> = match slots {
+            BoneSlots::ByIndex(n) => {
+                if *n as usize != bones.len() {
+                    return Err(Error::mismatch(format!(
+                        "the meshes use {n} bones, the {} skeleton has {}",
+                        skeleton.format.name(),
+                        bones.len()
+                    )));
+                }
+                (0..*n).collect()
+            }
+            BoneSlots::ByName(names) => names
+                .iter()
+                .map(|name| {
+                    bones
+                        .iter()
+                        .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+                        .map(|i| i as u32)
+                        .ok_or_else(|| {
+                            Error::not_found(format!("the skeleton has no bone named {name:?}"))
+                        })
+                })
+                .collect::<Result<_>>()?,
+        };
+        let parts = meshes
+            .meshes
+            .iter()
+            .map(|m| MeshParts {
+                name: m.name.clone(),
+                shader: m.shader.clone(),
+                influence_start: m.influence_start.clone(),
+                influences: m
+                    .influences
+                    .iter()
+                    .map(|i| Influence {
+                        bone: remap.get(i.bone as usize).copied().unwrap_or_default(),
+                        ..*i
+                    })
+                    .collect(),
+                indices: m.indices.clone(),
+                texcoords: m.texcoords.clone(),
+                group_ids: m.group_ids.clone(),
+                references: m.references.clone(),
+            })
+            .collect();
+        let mut model =
+            Model::with_skeleton(Arc::clone(&skeleton.skeleton), parts, meshes.format, None);
+        model.up_axis = meshes.up_axis;
+        model.handedness = meshes.handedness;
+        model.extent = meshes.extent;
+        model.warnings = meshes
+            .warnings
+            .iter()
+            .chain(&skeleton.warnings)
+            .cloned()
+            .collect();
+        Ok(model)
+    }
+
+    /// How the meshes refer to bones while they wait for [`Model::bind`]; `None` once bound.
+    pub fn unbound(&self) -> Option<&BoneSlots> {
+        self.unbound.as_ref()
+    }
+
+    /// Whether two models share one skeleton in memory (a model and its LODs bound to it).
+    pub fn shares_skeleton(&self, other: &Model) -> bool {
+        Arc::ptr_eq(&self.skeleton, &other.skeleton)
     }
 
     pub fn format(&self) -> Format {
@@ -562,8 +702,15 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         poses,
         animations,
         meshes,
+        unbound,
         ..
     } = parts;
+    if unbound.is_some() && !(bones.is_empty() && frames.is_empty()) {
+        return Err(Error::malformed(
+            "meshes waiting for a skeleton cannot have bones or frames of their own",
+        ));
+    }
+    let slots = unbound.as_ref().map_or(bones.len(), BoneSlots::count);
     let nb = bones.len();
     for (i, b) in bones.iter().enumerate() {
         if !parent_ok(b.parent, i) {
@@ -606,7 +753,7 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         }
     }
     for (m, mesh) in meshes.iter().enumerate() {
-        check_mesh(mesh, nb).map_err(|e| e.within(format!("mesh {m}")))?;
+        check_mesh(mesh, slots).map_err(|e| e.within(format!("mesh {m}")))?;
     }
 
     Ok(())

@@ -214,6 +214,11 @@ impl Model {
                 self.meshes().len()
             ))
         })?;
+        if self.unbound().is_some() {
+            return Err(Error::invalid_argument(
+                "the model's meshes wait for a skeleton: bind them with ossa_model_bind first",
+            ));
+        }
         if bones.len() != self.bones().len() {
             return Err(Error::invalid_argument(format!(
                 "{} bone matrices given, the model has {} bones",

@@ -148,6 +148,7 @@ impl TubeRig {
             indices,
             texcoords: Some(texcoords),
             group_ids: Some(vec![0; triangles]),
+            references: None,
         };
 
         let mut frame_list: Vec<Frame> = (0..frames)

@@ -576,6 +576,7 @@ fn read_mesh(
         indices,
         texcoords: Some(texcoords),
         group_ids: Some(group_ids),
+        references: None,
     })
 }
 
@@ -629,6 +630,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         up_axis: 2,
         handedness: 1,
         extent: Some(h.extent),
+        unbound: None,
         warnings: Vec::new(),
     })
 }
