@@ -199,6 +199,11 @@ typedef struct ossa_load_options {
    * which skeleton of a multi-skeleton file (Sims CMX); NULL = the first
    */
   const char *skeleton;
+  /**
+   * for ossa_load_file without io: the directory sidecars may be read from; NULL = the
+   * model's own. Nothing outside it is read.
+   */
+  const char *base_dir;
 } ossa_load_options;
 
 /**
@@ -299,6 +304,23 @@ typedef struct ossa_mesh_info {
   const uint32_t *group_ids;
 } ossa_mesh_info;
 
+/**
+ * An animation scene: a named run of frames played at a rate.
+ */
+typedef struct ossa_animation_info {
+  const char *name;
+  uint32_t first_frame;
+  uint32_t frame_count;
+  /**
+   * frames per second
+   */
+  float fps;
+  /**
+   * 1: plays round from its last frame to its first; 0: holds its last frame
+   */
+  uint32_t looping;
+} ossa_animation_info;
+
 typedef struct ossa_frame_blend {
   uint32_t frame;
   float weight;
@@ -377,7 +399,8 @@ uint32_t ossa_load_memory(const uint8_t *data,
                           struct ossa_error *error);
 
 /**
- * Loads a model from a file: through `options->io` when given, else from the OS filesystem.
+ * Loads a model from a file and its sidecars: through `options->io` when given, else from the
+ * OS filesystem inside `options->base_dir` (default: the model's directory).
  *
  * # Safety
  * `path` is a NUL-terminated string; `options` is NULL or initialised; `out` is writable;
@@ -452,6 +475,30 @@ int32_t ossa_model_find_frame(const struct ossa_model *model, const char *name);
 uint32_t ossa_model_get_mesh(const struct ossa_model *model,
                              uint32_t mesh,
                              struct ossa_mesh_info *out);
+
+/**
+ * Animation scene `animation`: from DPM's `.framegroups` file, or one per frame without it.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_model_get_animation(const struct ossa_model *model,
+                                  uint32_t animation,
+                                  struct ossa_animation_info *out);
+
+/**
+ * The frames to pose for `animation` at `seconds` since it started: one or two blends with
+ * weights summing to 1, ready for ossa_pose_frames. A looping scene wraps round; another holds
+ * its first frame before its start and its last after its end.
+ *
+ * # Safety
+ * `model` is a live handle; `blends_out` holds 2 entries; `blend_count` is writable.
+ */
+uint32_t ossa_animation_blend(const struct ossa_model *model,
+                              uint32_t animation,
+                              double seconds,
+                              struct ossa_frame_blend *blends_out,
+                              size_t *blend_count);
 
 /**
  * # Safety

@@ -3,7 +3,7 @@
 //! this file into `include/ossa.h`.
 #![allow(non_camel_case_types)]
 
-use std::ffi::{CStr, c_void};
+use std::ffi::{CStr, CString, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
@@ -11,6 +11,7 @@ use libc::c_char;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::format::{Format, LoadOptions};
+use crate::io::{FileData, FileSystem};
 use crate::math::Mat3x4;
 use crate::model::{BONE_ATTACHMENT, Model};
 use crate::pose::FrameBlend;
@@ -134,6 +135,9 @@ pub struct ossa_load_options {
     pub name: *const c_char,
     /// which skeleton of a multi-skeleton file (Sims CMX); NULL = the first
     pub skeleton: *const c_char,
+    /// for ossa_load_file without io: the directory sidecars may be read from; NULL = the
+    /// model's own. Nothing outside it is read.
+    pub base_dir: *const c_char,
 }
 
 /// A loaded model; opaque.
@@ -196,6 +200,18 @@ pub struct ossa_mesh_info {
     pub texcoords: *const f32,
     /// triangle_count (DPM); NULL where none
     pub group_ids: *const u32,
+}
+
+/// An animation scene: a named run of frames played at a rate.
+#[repr(C)]
+pub struct ossa_animation_info {
+    pub name: *const c_char,
+    pub first_frame: u32,
+    pub frame_count: u32,
+    /// frames per second
+    pub fps: f32,
+    /// 1: plays round from its last frame to its first; 0: holds its last frame
+    pub looping: u32,
 }
 
 /// Rows of a 3x4 affine matrix acting on column vectors:
@@ -336,14 +352,45 @@ fn c_name(bytes_with_nul: &[u8]) -> *const c_char {
     bytes_with_nul.as_ptr().cast()
 }
 
+/// The caller's read callbacks as a filesystem: the model and its sidecars are read through them.
 struct CallerIo {
     io: ossa_file_io,
 }
 
-impl CallerIo {
-    /// Reads a whole file through the caller's callback, hands the bytes to `f`, and releases them.
-    fn with_file<R>(&self, path: &CStr, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+/// A file the caller's callback handed out; given back through `release` when dropped, even
+/// when loading fails or panics.
+struct CallerFile<'a> {
+    io: &'a ossa_file_io,
+    data: *const u8,
+    size: usize,
+    token: *mut c_void,
+}
+
+impl AsRef<[u8]> for CallerFile<'_> {
+    fn as_ref(&self) -> &[u8] {
+        if self.size == 0 {
+            return &[];
+        }
+        // SAFETY: the callback promised `size` readable bytes at non-null `data` until released,
+        // which happens only when this value is dropped.
+        unsafe { std::slice::from_raw_parts(self.data, self.size) }
+    }
+}
+
+impl Drop for CallerFile<'_> {
+    fn drop(&mut self) {
+        if let Some(release) = self.io.release {
+            // SAFETY: called once for the one successful read this value stands for.
+            unsafe { release(self.io.user, self.token) };
+        }
+    }
+}
+
+impl FileSystem for CallerIo {
+    fn read(&self, path: &str) -> Result<FileData<'_>> {
         let read = self.io.read.ok_or_else(|| null("io->read"))?;
+        let c_path = CString::new(path)
+            .map_err(|_| Error::invalid_argument(format!("{path:?} holds a NUL byte")))?;
         let mut data: *const u8 = ptr::null();
         let mut size: usize = 0;
         let mut token: *mut c_void = ptr::null_mut();
@@ -351,63 +398,60 @@ impl CallerIo {
         let code = unsafe {
             read(
                 self.io.user,
-                path.as_ptr(),
+                c_path.as_ptr(),
                 &mut data,
                 &mut size,
                 &mut token,
             )
         };
-        let shown = path.to_string_lossy();
         if code == ErrorCode::NotFound as u32 {
             return Err(Error::not_found(format!(
-                "{shown}: the read callback found no such file"
+                "{path}: the read callback found no such file"
             )));
         }
         if code != 0 {
             return Err(Error::io(
-                format!("{shown}: the read callback failed with code {code}"),
+                format!("{path}: the read callback failed with code {code}"),
                 None,
             ));
         }
-        let release = Release {
+        let file = CallerFile {
             io: &self.io,
+            data,
+            size,
             token,
         };
-        let bytes: &[u8] = if size == 0 {
-            &[]
-        } else if data.is_null() {
+        if size > 0 && data.is_null() {
             return Err(Error::io(
-                format!("{shown}: the read callback returned no data"),
+                format!("{path}: the read callback returned no data"),
                 None,
             ));
-        } else {
-            // SAFETY: the callback promised `size` readable bytes at `data` until released.
-            unsafe { std::slice::from_raw_parts(data, size) }
-        };
-        let result = f(bytes);
-        drop(release);
-        result
+        }
+        Ok(Box::new(file))
     }
 }
 
-/// Hands a read file back to the caller, even when loading fails or panics.
-struct Release<'a> {
-    io: &'a ossa_file_io,
-    token: *mut c_void,
+/// The caller's options, and the callbacks that the Rust options borrow.
+struct Options {
+    format: Format,
+    strict: bool,
+    max_bytes: u64,
+    name: Option<String>,
+    base_dir: Option<std::path::PathBuf>,
+    io: Option<CallerIo>,
 }
 
-impl Drop for Release<'_> {
-    fn drop(&mut self) {
-        if let Some(release) = self.io.release {
-            // SAFETY: called once for the one successful read this guard stands for.
-            unsafe { release(self.io.user, self.token) };
+impl Options {
+    fn rust(&self) -> LoadOptions<'_> {
+        LoadOptions {
+            format: self.format,
+            strict: self.strict,
+            max_bytes: self.max_bytes,
+            name: self.name.clone(),
+            io: self.io.as_ref().map(|io| io as &dyn FileSystem),
+            base_dir: self.base_dir.clone(),
         }
     }
-}
-
-struct Options {
-    rust: LoadOptions,
-    io: Option<CallerIo>,
 }
 
 fn read_options(options: *const ossa_load_options) -> Result<Options> {
@@ -420,6 +464,7 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
         io: ptr::null(),
         name: ptr::null(),
         skeleton: ptr::null(),
+        base_dir: ptr::null(),
     };
     if !options.is_null() {
         // SAFETY: a non-null options pointer points to at least its `size` field.
@@ -450,12 +495,11 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
         return Err(null("options->io->read"));
     }
     Ok(Options {
-        rust: LoadOptions {
-            format,
-            strict: o.flags & OSSA_LOAD_STRICT != 0,
-            max_bytes: o.max_bytes,
-            name: c_str(o.name).map(|n| n.to_string_lossy().into_owned()),
-        },
+        format,
+        strict: o.flags & OSSA_LOAD_STRICT != 0,
+        max_bytes: o.max_bytes,
+        name: c_str(o.name).map(|n| n.to_string_lossy().into_owned()),
+        base_dir: c_str(o.base_dir).map(os_path),
         io,
     })
 }
@@ -532,6 +576,7 @@ pub unsafe extern "C" fn ossa_load_options_init(options: *mut ossa_load_options)
             io: ptr::null(),
             name: ptr::null(),
             skeleton: ptr::null(),
+            base_dir: ptr::null(),
         },
     );
 }
@@ -559,13 +604,14 @@ pub unsafe extern "C" fn ossa_load_memory(
         let options = read_options(options)?;
         // SAFETY: the caller promises `size` readable bytes at `data` for this call.
         let bytes = unsafe { std::slice::from_raw_parts(data, size) };
-        let model = Model::load(bytes, &options.rust)?;
+        let model = Model::load(bytes, &options.rust())?;
         hand_out(out, model);
         Ok(())
     })
 }
 
-/// Loads a model from a file: through `options->io` when given, else from the OS filesystem.
+/// Loads a model from a file and its sidecars: through `options->io` when given, else from the
+/// OS filesystem inside `options->base_dir` (default: the model's directory).
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `options` is NULL or initialised; `out` is writable;
@@ -582,17 +628,8 @@ pub unsafe extern "C" fn ossa_load_file(
         if out.is_null() {
             return Err(null("out"));
         }
-        let mut options = read_options(options)?;
-        if options.rust.name.is_none() {
-            options.rust.name = Some(path.to_string_lossy().into_owned());
-        }
-        let model = match &options.io {
-            Some(io) => io.with_file(path, |bytes| Model::load(bytes, &options.rust))?,
-            None => {
-                let data = crate::format::read_file(&os_path(path))?;
-                Model::load(&data, &options.rust)?
-            }
-        };
+        let options = read_options(options)?;
+        let model = Model::load_file(os_path(path), &options.rust())?;
         hand_out(out, model);
         Ok(())
     })
@@ -803,6 +840,64 @@ pub unsafe extern "C" fn ossa_model_get_mesh(
             texcoords: m.texcoords().map_or(ptr::null(), |t| t.as_ptr().cast()),
             group_ids: m.group_ids().map_or(ptr::null(), |g| g.as_ptr()),
         }
+    })
+}
+
+/// Animation scene `animation`: from DPM's `.framegroups` file, or one per frame without it.
+///
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_animation(
+    model: *const ossa_model,
+    animation: u32,
+    out: *mut ossa_animation_info,
+) -> u32 {
+    get_indexed(model, animation, out, "animation", Model::animations, |a| {
+        ossa_animation_info {
+            name: c_name(a.name.as_bytes_with_nul()),
+            first_frame: a.first_frame,
+            frame_count: a.frame_count,
+            fps: a.fps,
+            looping: u32::from(a.looping),
+        }
+    })
+}
+
+/// The frames to pose for `animation` at `seconds` since it started: one or two blends with
+/// weights summing to 1, ready for ossa_pose_frames. A looping scene wraps round; another holds
+/// its first frame before its start and its last after its end.
+///
+/// # Safety
+/// `model` is a live handle; `blends_out` holds 2 entries; `blend_count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_animation_blend(
+    model: *const ossa_model,
+    animation: u32,
+    seconds: f64,
+    blends_out: *mut ossa_frame_blend,
+    blend_count: *mut usize,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        if blends_out.is_null() {
+            return Err(null("blends_out"));
+        }
+        if blend_count.is_null() {
+            return Err(null("blend_count"));
+        }
+        let (blends, n) = model.animation_blend(animation as usize, seconds)?;
+        for (i, b) in blends.iter().take(n).enumerate() {
+            // SAFETY: `blends_out` holds two entries by the contract and n <= 2.
+            unsafe {
+                blends_out.add(i).write_unaligned(ossa_frame_blend {
+                    frame: b.frame,
+                    weight: b.weight,
+                })
+            };
+        }
+        put(blend_count, n);
+        Ok(())
     })
 }
 

@@ -5,19 +5,22 @@
 //! into model-space bone matrices, and [`Model::skin_mesh`] a mesh with them. The C ABI in
 //! [`capi`] (header `include/ossa.h`) is a thin layer over the same functions.
 
+pub mod animation;
 pub mod capi;
 mod cursor;
 pub mod error;
 pub mod format;
+pub mod io;
 pub mod math;
 pub mod model;
 mod name_index;
 pub mod pose;
+mod sidecar;
 pub mod skin;
 pub mod synth;
 
 pub use error::{Detail, Error, ErrorCode, Result};
-pub use format::{Format, LoadOptions, Report, dpm, validate};
+pub use format::{Format, LoadOptions, Report, dpm, skm, validate};
 pub use math::Mat3x4;
 pub use model::{
     Animation, BONE_ATTACHMENT, Bone, BoneSlots, Extent, Frame, Influence, Mesh, MeshParts, Model,
@@ -41,6 +44,8 @@ impl Model {
     pub fn save(&self, format: Format) -> Result<Vec<u8>> {
         match format {
             Format::Dpm => dpm::write(self),
+            Format::Skm => skm::write_skm(self),
+            Format::Skp => skm::write_skp(self),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

@@ -580,6 +580,13 @@ impl Model {
         Ok(model)
     }
 
+    /// The same model with more warnings (from its sidecar files).
+    pub(crate) fn with_warnings(mut self, warnings: Vec<String>) -> Model {
+        self.warnings
+            .extend(warnings.iter().map(|w| Name::new(w.as_bytes())));
+        self
+    }
+
     /// How the meshes refer to bones while they wait for [`Model::bind`]; `None` once bound.
     pub fn unbound(&self) -> Option<&BoneSlots> {
         self.unbound.as_ref()

@@ -1,6 +1,7 @@
 //! `ossa`: look inside a model, validate it, or (with no arguments) watch a built-in rig being
 //! loaded, posed and skinned.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -15,10 +16,20 @@ options (before FILE):
   --strict                  reject what the default mode tolerates
   --format NAME             dpm (default: detect)";
 
+/// Prints a line, ignoring a closed pipe (`ossa info big.dpm | head` must not panic).
+macro_rules! say {
+    ($out:expr) => {
+        let _ = writeln!($out);
+    };
+    ($out:expr, $($arg:tt)*) => {
+        let _ = writeln!($out, $($arg)*);
+    };
+}
+
 struct Args {
     command: String,
     file: Option<String>,
-    options: LoadOptions,
+    options: LoadOptions<'static>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -73,7 +84,7 @@ fn main() -> ExitCode {
     })
 }
 
-fn named(file: &str, options: &LoadOptions) -> LoadOptions {
+fn named(file: &str, options: &LoadOptions<'static>) -> LoadOptions<'static> {
     LoadOptions {
         name: Some(file.to_owned()),
         ..options.clone()
@@ -95,11 +106,14 @@ fn v3(v: [f32; 3]) -> String {
     format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])
 }
 
-fn info(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
-    let model = Model::load(&read(file)?, &named(file, options))?;
+fn info(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Error> {
+    let mut out = std::io::stdout().lock();
+    // Through the path, so that sidecar files (skeletons, scene lists) are found beside it.
+    let model = Model::load_file(file, options)?;
     let i = model.info();
-    println!("{file}: {} model", i.format.name());
-    println!(
+    say!(out, "{file}: {} model", i.format.name());
+    say!(
+        out,
         "  {} bones, {} meshes, {} frames, {} animations, {} vertices, {} triangles, up to {} influences per vertex",
         i.bone_count,
         i.mesh_count,
@@ -111,12 +125,13 @@ fn info(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
     );
     let axis = ["x", "y", "z"].get(i.up_axis as usize).unwrap_or(&"?");
     let hand = if i.handedness > 0 { "right" } else { "left" };
-    println!(
+    say!(
+        out,
         "  {axis} up, {hand}-handed; bind pose bounds {} .. {}",
         v3(i.mins),
         v3(i.maxs)
     );
-    println!("bones:");
+    say!(out, "bones:");
     for (b, bone) in model.bones().iter().enumerate() {
         let parent = match model.bones().get(bone.parent.max(0) as usize) {
             Some(p) if bone.parent >= 0 => format!("parent {} ({})", bone.parent, p.name),
@@ -127,11 +142,16 @@ fn info(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
         } else {
             ""
         };
-        println!("  {b:4} {:<32} {parent}{attach}", bone.name.to_string());
+        say!(
+            out,
+            "  {b:4} {:<32} {parent}{attach}",
+            bone.name.to_string()
+        );
     }
-    println!("meshes:");
+    say!(out, "meshes:");
     for (m, mesh) in model.meshes().iter().enumerate() {
-        println!(
+        say!(
+            out,
             "  {m:4} {:?} shader {:?}: {} vertices, {} triangles, up to {} influences",
             mesh.name().to_string(),
             mesh.shader().to_string(),
@@ -140,9 +160,22 @@ fn info(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
             mesh.max_influences()
         );
     }
-    println!("frames:");
+    say!(out, "animations:");
+    for (a, scene) in model.animations().iter().enumerate() {
+        say!(
+            out,
+            "  {a:4} {:<32} frames {}..{} at {} fps{}",
+            scene.name.to_string(),
+            scene.first_frame,
+            scene.first_frame + scene.frame_count,
+            scene.fps,
+            if scene.looping { ", looping" } else { "" }
+        );
+    }
+    say!(out, "frames:");
     for (f, frame) in model.frames().iter().enumerate() {
-        println!(
+        say!(
+            out,
             "  {f:4} {:<32} bounds {} .. {}",
             frame.name.to_string(),
             v3(frame.mins),
@@ -150,33 +183,35 @@ fn info(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
         );
     }
     if model.warnings().is_empty() {
-        println!("warnings: none");
+        say!(out, "warnings: none");
     } else {
-        println!("warnings:");
+        say!(out, "warnings:");
         for w in model.warnings() {
-            println!("  {w}");
+            say!(out, "  {w}");
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn validate(file: &str, options: &LoadOptions) -> Result<ExitCode, ossa::Error> {
+fn validate(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Error> {
+    let mut out = std::io::stdout().lock();
     let report = ossa::validate(&read(file)?, &named(file, options));
     for w in &report.warnings {
-        println!("warning: {w}");
+        say!(out, "warning: {w}");
     }
     for p in &report.problems {
-        println!("error ({}): {p}", p.code().name());
+        say!(out, "error ({}): {p}", p.code().name());
     }
     if report.more_problems > 0 {
-        println!("... and {} more problems", report.more_problems);
+        say!(out, "... and {} more problems", report.more_problems);
     }
     let total = report.problems.len() + report.more_problems;
     if total == 0 {
-        println!("{file}: valid ({} warnings)", report.warnings.len());
+        say!(out, "{file}: valid ({} warnings)", report.warnings.len());
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
+        say!(
+            out,
             "{file}: {total} problems, {} warnings",
             report.warnings.len()
         );
@@ -199,13 +234,16 @@ fn best_ns(budget_ms: u128, mut f: impl FnMut()) -> f64 {
 }
 
 fn demo() -> Result<ExitCode, ossa::Error> {
+    let mut out = std::io::stdout().lock();
     let rig = TubeRig::default();
-    println!(
+    say!(
+        out,
         "ossa {}: a demo on a rig built in code",
         env!("CARGO_PKG_VERSION")
     );
     let bytes = ossa::dpm::write(&rig.build()?)?;
-    println!(
+    say!(
+        out,
         "built a {}-bone tube with {} vertices and {} frames, written as a {}-byte DPM",
         rig.bones,
         rig.vertex_count(),
@@ -219,7 +257,8 @@ fn demo() -> Result<ExitCode, ossa::Error> {
     };
     let model = Model::load(&bytes, &options)?;
     let i = model.info();
-    println!(
+    say!(
+        out,
         "loaded demo.dpm: {} bones, {} meshes, {} frames, {} vertices, {} triangles, up to {} influences per vertex",
         i.bone_count,
         i.mesh_count,
@@ -228,7 +267,7 @@ fn demo() -> Result<ExitCode, ossa::Error> {
         i.triangle_count,
         i.max_influences
     );
-    println!("bind pose bounds {} .. {}", v3(i.mins), v3(i.maxs));
+    say!(out, "bind pose bounds {} .. {}", v3(i.mins), v3(i.maxs));
     let tip = model.find_bone("bone4").unwrap_or(0);
 
     let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
@@ -277,7 +316,8 @@ fn demo() -> Result<ExitCode, ossa::Error> {
             .unwrap_or_default();
         let last = positions.len() - 3;
         let top = [positions[last], positions[last + 1], positions[last + 2]];
-        println!(
+        say!(
+            out,
             "posed {label}: bone4 joint at {}, last vertex at {}",
             v3(t),
             v3(top)
@@ -307,7 +347,8 @@ fn demo() -> Result<ExitCode, ossa::Error> {
             model.skin_mesh(0, &bones, 0, n, 0, &mut target).ok();
         }
     });
-    println!(
+    say!(
+        out,
         "timing (best of repeated runs): load {:.1} us, pose {:.1} ns per bone, skin {:.2} ns per vertex",
         load_ns / 1e3,
         pose_ns / bones.len() as f64,

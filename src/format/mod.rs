@@ -1,12 +1,15 @@
 //! Format detection and the loaders, one module per format; each turns bytes into [`ModelParts`].
 
 pub mod dpm;
+pub mod skm;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::io::{DirFileSystem, FileSystem, read_os_file};
 use crate::model::{Model, ModelParts};
+use crate::sidecar::Sidecars;
 
 /// The formats ossa knows, numbered as the C header's `ossa_format`.
 #[repr(u32)]
@@ -95,18 +98,38 @@ impl Format {
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 
 /// How to load.
-#[derive(Clone, Debug, Default)]
-pub struct LoadOptions {
+#[derive(Clone, Default)]
+pub struct LoadOptions<'a> {
     pub format: Format,
     /// Reject what the default mode tolerates and repairs (and reports as warnings).
     pub strict: bool,
     /// Most memory the loaded model may use; 0 = [`DEFAULT_MAX_BYTES`].
     pub max_bytes: u64,
-    /// The file's name or path: for messages, and to detect the format by extension.
+    /// The file's name or path: for messages, to detect the format by extension, and (with
+    /// `io`) to find sidecar files beside it.
     pub name: Option<String>,
+    /// How sidecar files (and, for [`load_file`], the model itself) are read. None: the OS
+    /// filesystem for [`load_file`], no sidecars for [`load`].
+    pub io: Option<&'a dyn FileSystem>,
+    /// For [`load_file`] without `io`: the directory sidecars may be read from (default: the
+    /// model's own). Nothing outside it is read.
+    pub base_dir: Option<PathBuf>,
 }
 
-impl LoadOptions {
+impl std::fmt::Debug for LoadOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("format", &self.format)
+            .field("strict", &self.strict)
+            .field("max_bytes", &self.max_bytes)
+            .field("name", &self.name)
+            .field("io", &self.io.map(|_| "caller's filesystem"))
+            .field("base_dir", &self.base_dir)
+            .finish()
+    }
+}
+
+impl LoadOptions<'_> {
     pub fn max_bytes(&self) -> u64 {
         if self.max_bytes == 0 {
             DEFAULT_MAX_BYTES
@@ -191,9 +214,15 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
         return Some(Format::Dpm);
     }
     let by_name = name.and_then(Format::from_extension);
-    // SKM and SKP share their magic; the name tells them apart.
-    if data.starts_with(b"SKM1") {
-        return Some(by_name.filter(|f| *f == Format::Skp).unwrap_or(Format::Skm));
+    // SKM and SKP share their magic; the name's extension tells them apart, and without one
+    // the layout does: byte 20 is an SKM's mesh table offset or an SKP's bone table offset, and
+    // only an SKP's tables lie past a 28-byte header and fit the data (skm::looks_like_skp).
+    if data.starts_with(skm::MAGIC) {
+        return Some(match by_name {
+            Some(f @ (Format::Skm | Format::Skp)) => f,
+            _ if skm::looks_like_skp(data) => Format::Skp,
+            _ => Format::Skm,
+        });
     }
     by_name
 }
@@ -219,6 +248,8 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
     };
     match format {
         Format::Dpm => dpm::read(data, checker),
+        Format::Skm => skm::read_skm(data, checker),
+        Format::Skp => skm::read_skp(data, checker),
         other => Err(Error::unsupported(format!(
             "{} files are not supported by this version of ossa",
             other.name()
@@ -232,36 +263,89 @@ fn finish(parts: ModelParts, checker: Checker) -> Model {
     Model::from_checked_parts(parts)
 }
 
-/// Loads a model from bytes.
+/// Loads a model from bytes; with `options.io` and `options.name`, its sidecars too.
 pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
+    let sidecars = match (options.io, &options.name) {
+        (Some(fs), Some(name)) => {
+            let (dir, file_name) = name
+                .rsplit_once('/')
+                .map_or(("", name.as_str()), |(d, f)| (d, f));
+            Some(Sidecars {
+                fs,
+                dir: if dir.is_empty() {
+                    String::new()
+                } else {
+                    format!("{dir}/")
+                },
+                file_name: file_name.to_owned(),
+            })
+        }
+        _ => None,
+    };
+    load_with(data, options, sidecars.as_ref())
+}
+
+fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>) -> Result<Model> {
     let label = file_label(options);
     let mut checker = Checker::new(options, false);
-    let result = parse(data, options, &mut checker).map(|parts| finish(parts, checker));
+    let result = parse(data, options, &mut checker).and_then(|mut parts| {
+        if let Some(s) = sidecars {
+            s.complete_parts(&mut parts)?;
+        }
+        let model = finish(parts, checker);
+        match sidecars {
+            Some(s) => s.complete_model(model, options),
+            None => Ok(model),
+        }
+    });
     match (result, label) {
         (Err(e), Some(label)) => Err(e.in_file(&label)),
         (r, _) => r,
     }
 }
 
-/// Loads a model from a file on the OS filesystem; its path names it unless `options.name` does.
+/// Loads a model from a file and its sidecars: through `options.io` when given, else from the
+/// OS filesystem inside `options.base_dir` (default: the model's directory).
 pub fn load_file(path: &Path, options: &LoadOptions) -> Result<Model> {
     let mut options = options.clone();
     if options.name.is_none() {
         options.name = Some(path.to_string_lossy().into_owned());
     }
-    let data = read_file(path)?;
-    load(&data, &options)
-}
-
-pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        let what = format!("{}: cannot read: {e}", path.display());
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::not_found(what)
-        } else {
-            Error::io(what, Some(e))
-        }
-    })
+    if let Some(fs) = options.io {
+        let name = path.to_string_lossy().replace('\\', "/");
+        let data = fs.read(&name)?;
+        return load(data.as_ref().as_ref(), &options);
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let root = options
+        .base_dir
+        .clone()
+        .unwrap_or_else(|| parent.to_path_buf());
+    let relative_dir = parent.strip_prefix(&root).map_err(|_| {
+        Error::invalid_argument(format!(
+            "{} is not inside the allowed directory {}",
+            path.display(),
+            root.display()
+        ))
+    })?;
+    let mut dir = relative_dir.to_string_lossy().replace('\\', "/");
+    if !dir.is_empty() {
+        dir.push('/');
+    }
+    let fs = DirFileSystem::new(root);
+    let sidecars = Sidecars {
+        fs: &fs,
+        dir,
+        file_name: path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    let data = read_os_file(path)?;
+    load_with(&data, &options, Some(&sidecars))
 }
 
 /// Everything wrong with a file, as `ossa validate` reports it.

@@ -1,0 +1,189 @@
+//! The files a model refers to, found the way its engine finds them.
+//!
+//! - DPM: `MODEL.dpm.framegroups` beside the model, if present, gives the animation scenes
+//!   (DarkPlaces' rule); without it every frame is a scene of its own.
+//! - SKM (qfusion): the skeleton comes from
+//!   1. `NAME.cfg` beside the model, when it has an `import PATH` line: `PATH` with its
+//!      extension replaced by `.skp`, taken from the root of the filesystem (the engine's own
+//!      with `io`, else the directory the caller allows). A `.cfg` without `import` is not a
+//!      skeleton file (Warsow keeps player animation settings in `animation.cfg`): ossa warns and
+//!      goes on to the next rule, where qfusion would fail.
+//!   2. otherwise `NAME.skp` beside the model;
+//!   3. for a LOD `NAME_N.skm` (N = 1 to 4) with neither, the base model's skeleton, found by
+//!      rules 1 and 2 for `NAME`.
+//!
+//!   None found is `NotFound`, naming every file tried.
+//!
+//! Import paths come from the file, so they are checked: no absolute paths, no `..`.
+
+use std::sync::Arc;
+
+use crate::animation::parse_framegroups;
+use crate::error::{Error, Result};
+use crate::format::{Format, LoadOptions};
+use crate::io::{FileSystem, contained};
+use crate::model::{Model, ModelParts};
+
+/// Where a model's sidecars are: its directory on a filesystem and its own file name.
+pub(crate) struct Sidecars<'a> {
+    pub fs: &'a dyn FileSystem,
+    /// The model's directory as the filesystem names it: empty, or ending in `/`.
+    pub dir: String,
+    pub file_name: String,
+}
+
+/// A sidecar's bytes, or `None` when it does not exist; other failures are errors.
+fn read_optional(fs: &dyn FileSystem, path: &str) -> Result<Option<Vec<u8>>> {
+    match fs.read(path) {
+        Ok(data) => Ok(Some((*data).as_ref().to_vec())),
+        Err(Error::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn label(path: &str) -> Arc<str> {
+    Arc::from(path.rsplit('/').next().unwrap_or(path))
+}
+
+/// The path without the extension of its last component (`a.b/c.skm` -> `a.b/c`; `../x` keeps
+/// its dots, and a leading dot is no extension).
+fn without_extension(path: &str) -> &str {
+    let name_start = path.rfind('/').map_or(0, |i| i + 1);
+    let name = path.get(name_start..).unwrap_or_default();
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => path.get(..name_start + dot).unwrap_or(path),
+        _ => path,
+    }
+}
+
+/// `NAME` of a LOD file stem `NAME_N`, N from 1 to 4.
+fn lod_base(stem: &str) -> Option<&str> {
+    let (base, n) = stem.rsplit_once('_')?;
+    (matches!(n, "1" | "2" | "3" | "4") && !base.is_empty()).then_some(base)
+}
+
+/// The path after the first `import` token of a qfusion `.cfg`, on the same line; `None` when
+/// the file has no import. Tokens split on white space, `//` starts a comment, quotes group.
+fn cfg_import(text: &str) -> Option<String> {
+    for line in text.lines() {
+        let content = line.split("//").next().unwrap_or_default();
+        let mut tokens = content.split_whitespace().map(|t| t.trim_matches('"'));
+        while let Some(token) = tokens.next() {
+            if token.eq_ignore_ascii_case("import") {
+                return tokens.next().map(str::to_owned);
+            }
+        }
+    }
+    None
+}
+
+impl Sidecars<'_> {
+    fn sibling(&self, name: &str) -> String {
+        format!("{}{name}", self.dir)
+    }
+
+    /// What the parsed file needs from its sidecars before it is assembled (DPM scenes).
+    pub fn complete_parts(&self, parts: &mut ModelParts) -> Result<()> {
+        if parts.format != Format::Dpm {
+            return Ok(());
+        }
+        let path = self.sibling(&format!("{}.framegroups", self.file_name));
+        if let Some(text) = read_optional(self.fs, &path)? {
+            parts.animations =
+                parse_framegroups(&text, &parts.frames).map_err(|e| e.in_file(&label(&path)))?;
+        }
+        Ok(())
+    }
+
+    /// What the assembled model needs from its sidecars (an SKM's skeleton).
+    pub fn complete_model(&self, model: Model, options: &LoadOptions) -> Result<Model> {
+        if model.format() != Format::Skm || model.unbound().is_none() {
+            return Ok(model);
+        }
+        let mut tried = Vec::new();
+        let mut warnings = Vec::new();
+        let own = without_extension(&self.file_name);
+        let mut found = self.find_skeleton(own, &mut tried, &mut warnings)?;
+        if found.is_none()
+            && let Some(base) = lod_base(own)
+        {
+            found = self.find_skeleton(base, &mut tried, &mut warnings)?;
+        }
+        let Some((path, data)) = found else {
+            return Err(Error::not_found(format!(
+                "no skeleton for this SKM: tried {}",
+                tried.join(", ")
+            )));
+        };
+        let skeleton_options = LoadOptions {
+            format: Format::Skp,
+            name: Some(path.clone()),
+            io: None,
+            ..options.clone()
+        };
+        let skeleton = crate::format::load(&data, &skeleton_options)?;
+        let bound =
+            Model::bind(&model, &skeleton).map_err(|e| e.within(format!("binding to {path}")))?;
+        Ok(bound.with_warnings(warnings))
+    }
+
+    /// Rules 1 and 2 for one stem: the `.cfg`'s import, else the `.skp` beside the model.
+    fn find_skeleton(
+        &self,
+        stem: &str,
+        tried: &mut Vec<String>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<(String, Vec<u8>)>> {
+        let cfg = self.sibling(&format!("{stem}.cfg"));
+        tried.push(cfg.clone());
+        if let Some(text) = read_optional(self.fs, &cfg)? {
+            match cfg_import(&String::from_utf8_lossy(&text)) {
+                Some(import) => {
+                    let skp = format!("{}.skp", without_extension(&import));
+                    let skp = contained(&skp).map_err(|e| e.in_file(&label(&cfg)))?.to_owned();
+                    return match read_optional(self.fs, &skp)? {
+                        Some(data) => Ok(Some((skp, data))),
+                        None => Err(Error::not_found(format!("imports {skp}, which does not exist")).in_file(&label(&cfg))),
+                    };
+                }
+                None => warnings.push(format!(
+                    "{cfg} has no import line (not a skeleton configuration); looking for {stem}.skp instead"
+                )),
+            }
+        }
+        let skp = self.sibling(&format!("{stem}.skp"));
+        tried.push(skp.clone());
+        Ok(read_optional(self.fs, &skp)?.map(|data| (skp, data)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfg_import_is_the_token_after_import_on_its_line() {
+        assert_eq!(
+            cfg_import("// skeleton\nIMPORT models/players/monada/tris\n"),
+            Some("models/players/monada/tris".into())
+        );
+        assert_eq!(
+            cfg_import("scale 1.0\nimport \"a/b.skp\" // c\n"),
+            Some("a/b.skp".into())
+        );
+        assert_eq!(cfg_import("// import x\nsex m\n"), None);
+        assert_eq!(cfg_import("import\nx\n"), None);
+    }
+
+    #[test]
+    fn lod_names() {
+        assert_eq!(lod_base("tris_2"), Some("tris"));
+        assert_eq!(lod_base("tris_5"), None);
+        assert_eq!(lod_base("tris"), None);
+        assert_eq!(lod_base("_1"), None);
+        assert_eq!(without_extension("tris_2.skm"), "tris_2");
+        assert_eq!(without_extension("../outside"), "../outside");
+        assert_eq!(without_extension("a.b/c.skp"), "a.b/c");
+        assert_eq!(without_extension("dir/.hidden"), "dir/.hidden");
+    }
+}
