@@ -9,11 +9,15 @@
 
 use byteorder::{BigEndian, ByteOrder};
 
-use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
+use crate::cursor::{Cursor, span, u32_at};
 use crate::error::{Error, Result, ResultExt};
+use crate::format::binary::{
+    Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
+    read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+};
 use crate::format::{Checker, Format};
 use crate::math::Mat3x4;
-use crate::model::{Animation, Bone, Extent, Frame, Influence, MeshParts, Model, ModelParts, Name};
+use crate::model::{Animation, Bone, Extent, Frame, MeshParts, Model, ModelParts, Name};
 
 type Be = BigEndian;
 
@@ -23,52 +27,11 @@ const HEADER_SIZE: u64 = 80;
 const BONE_SIZE: u64 = 40;
 const MESH_SIZE: u64 = 56;
 const FRAME_SIZE: u64 = 68;
-const INFLUENCE_SIZE: u64 = 32;
 const POSE_SIZE: u64 = 48;
 const NAME_SIZE: usize = 32;
 
-/// Influence sums further from 1 than this are reported (default mode) or rejected (strict).
-const SUM_EXACT: f32 = 1e-4;
-/// Influence sums further from 1 than this are rejected in every mode.
-const SUM_TOLERATED: f32 = 1e-2;
 /// DarkPlaces plays a frame without a scene file as a scene of its own at this rate.
 const DEFAULT_FPS: f32 = 10.0;
-
-/// The parts of a file, for the check that no two share bytes.
-#[derive(Clone, Copy, Debug)]
-enum Part {
-    Header,
-    Bones,
-    Meshes,
-    Frames,
-    Vertices(u32),
-    Texcoords(u32),
-    Indices(u32),
-    GroupIds(u32),
-    Poses(u32),
-}
-
-impl std::fmt::Display for Part {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Part::Header => write!(f, "header"),
-            Part::Bones => write!(f, "bone table"),
-            Part::Meshes => write!(f, "mesh table"),
-            Part::Frames => write!(f, "frame table"),
-            Part::Vertices(m) => write!(f, "mesh {m} vertices"),
-            Part::Texcoords(m) => write!(f, "mesh {m} texcoords"),
-            Part::Indices(m) => write!(f, "mesh {m} indices"),
-            Part::GroupIds(m) => write!(f, "mesh {m} group ids"),
-            Part::Poses(fr) => write!(f, "frame {fr} poses"),
-        }
-    }
-}
-
-struct Region {
-    start: u64,
-    end: u64,
-    part: Part,
-}
 
 struct Header {
     extent: Extent,
@@ -95,7 +58,7 @@ struct Layout {
     bones: Vec<Bone>,
     meshes: Vec<MeshLayout>,
     frames: Vec<FrameLayout>,
-    regions: Vec<Region>,
+    regions: Regions,
 }
 
 struct FrameLayout {
@@ -120,27 +83,6 @@ fn vec3(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl Fn() -> String) -> 
         finite(c, ck, &what)?,
         finite(c, ck, &what)?,
     ])
-}
-
-/// A 32-byte name field: the bytes up to the first NUL. A name that fills the whole field has
-/// no terminator; real tools write such names, so it is kept whole and reported.
-fn name_field(
-    record: &[u8],
-    at: u64,
-    ck: &mut Checker,
-    what: impl FnOnce() -> String,
-) -> Result<Name> {
-    let field = record.get(..NAME_SIZE).unwrap_or_default();
-    if !field.contains(&0) {
-        ck.tolerate(
-            Error::malformed(format!(
-                "{}: name fills its whole {NAME_SIZE}-byte field with no NUL terminator",
-                what()
-            ))
-            .at(at),
-        )?;
-    }
-    Ok(Name::new(field))
 }
 
 fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
@@ -202,57 +144,22 @@ fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
     Ok(h)
 }
 
-/// The bytes of a table of `count` records of `size` bytes at `offset`, checked against the file.
-fn table(data: &[u8], offset: u32, count: u32, size: u64, part: Part) -> Result<&[u8]> {
-    let len = table_bytes(count as u64, size).within(|| part)?;
-    let (start, end) = span(offset as u64, len, data.len())
-        .map_err(|e| e.within(format!("{part} ({count} records of {size} bytes)")))?;
-    Ok(data.get(start..end).unwrap_or_default())
-}
-
 /// Pass one: the layout of every structure, without allocating for their contents.
 fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
-    let mut regions = vec![Region {
-        start: 0,
-        end: HEADER_SIZE,
-        part: Part::Header,
-    }];
-    let add = |regions: &mut Vec<Region>, start: u64, len: u64, part: Part| {
-        if len > 0 {
-            regions.push(Region {
-                start,
-                end: start + len,
-                part,
-            });
-        }
-    };
+    let mut regions = Regions::default();
+    regions.add(0, HEADER_SIZE, Part::Header);
 
     let bone_bytes = table(data, h.ofs_bones, h.num_bones, BONE_SIZE, Part::Bones)?;
     let mesh_bytes = table(data, h.ofs_meshes, h.num_meshes, MESH_SIZE, Part::Meshes)?;
     let frame_bytes = table(data, h.ofs_frames, h.num_frames, FRAME_SIZE, Part::Frames)?;
-    add(
-        &mut regions,
-        h.ofs_bones as u64,
-        bone_bytes.len() as u64,
-        Part::Bones,
-    );
-    add(
-        &mut regions,
-        h.ofs_meshes as u64,
-        mesh_bytes.len() as u64,
-        Part::Meshes,
-    );
-    add(
-        &mut regions,
-        h.ofs_frames as u64,
-        frame_bytes.len() as u64,
-        Part::Frames,
-    );
+    regions.add(h.ofs_bones as u64, bone_bytes.len() as u64, Part::Bones);
+    regions.add(h.ofs_meshes as u64, mesh_bytes.len() as u64, Part::Meshes);
+    regions.add(h.ofs_frames as u64, frame_bytes.len() as u64, Part::Frames);
     // The tables are inside the file, so these counts are bounded by its size.
     let mut bones = Vec::with_capacity(h.num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<40>().0.iter().enumerate() {
         let at = h.ofs_bones as u64 + i as u64 * BONE_SIZE;
-        let name = name_field(rec, at, ck, || format!("bone {i}"))?;
+        let name = name_field(rec, NAME_SIZE, at, ck, || format!("bone {i}"))?;
         let mut parent = u32_at::<Be>(rec, 32) as i32;
         if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
             ck.problem(
@@ -275,7 +182,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
         let mi = m as u32;
         let at = h.ofs_meshes as u64 + m as u64 * MESH_SIZE;
         let mut l = MeshLayout {
-            shader: name_field(rec, at, ck, || format!("mesh {m} shader"))?,
+            shader: name_field(rec, NAME_SIZE, at, ck, || format!("mesh {m} shader"))?,
             num_verts: u32_at::<Be>(rec, 32),
             num_tris: u32_at::<Be>(rec, 36),
             ofs_verts: u32_at::<Be>(rec, 40),
@@ -289,40 +196,13 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
             table(data, l.ofs_texcoords, l.num_verts, 8, Part::Texcoords(mi)).map_err(at_mesh)?;
         let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(mi)).map_err(at_mesh)?;
         let gi = table(data, l.ofs_groupids, l.num_tris, 4, Part::GroupIds(mi)).map_err(at_mesh)?;
-        // Every vertex holds at least its 4-byte count; check that much before walking.
-        table(data, l.ofs_verts, l.num_verts, 4, Part::Vertices(mi)).map_err(at_mesh)?;
-        add(
-            &mut regions,
-            l.ofs_texcoords as u64,
-            tc.len() as u64,
-            Part::Texcoords(mi),
-        );
-        add(
-            &mut regions,
-            l.ofs_indices as u64,
-            ix.len() as u64,
-            Part::Indices(mi),
-        );
-        add(
-            &mut regions,
-            l.ofs_groupids as u64,
-            gi.len() as u64,
-            Part::GroupIds(mi),
-        );
-
-        let mut c = Cursor::<Be>::at(data, l.ofs_verts as u64)?;
-        for v in 0..l.num_verts {
-            let n = c.u32().within(|| format!("mesh {m} vertex {v}"))?;
-            c.skip(n as u64 * INFLUENCE_SIZE)
-                .within(|| format!("mesh {m} vertex {v}: {n} influences"))?;
-            l.influence_count += n as u64;
-        }
-        add(
-            &mut regions,
-            l.ofs_verts as u64,
-            c.pos() - l.ofs_verts as u64,
-            Part::Vertices(mi),
-        );
+        let (vertex_bytes, influence_count) =
+            measure_vertices::<Be>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
+        l.influence_count = influence_count;
+        regions.add(l.ofs_texcoords as u64, tc.len() as u64, Part::Texcoords(mi));
+        regions.add(l.ofs_indices as u64, ix.len() as u64, Part::Indices(mi));
+        regions.add(l.ofs_groupids as u64, gi.len() as u64, Part::GroupIds(mi));
+        regions.add(l.ofs_verts as u64, vertex_bytes, Part::Vertices(mi));
         meshes.push(l);
     }
 
@@ -330,7 +210,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     let mut frames = Vec::with_capacity(h.num_frames as usize);
     for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
         let at = h.ofs_frames as u64 + f as u64 * FRAME_SIZE;
-        let name = name_field(rec, at, ck, || format!("frame {f}"))?;
+        let name = name_field(rec, NAME_SIZE, at, ck, || format!("frame {f}"))?;
         let mut c = Cursor::<Be>::at(data, at + 32)?;
         let what = || format!("frame {f} ({name}): bounds");
         let mins = vec3(&mut c, ck, what)?;
@@ -350,7 +230,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
                 h.num_bones
             )
         })?;
-        add(&mut regions, ofs as u64, pose_bytes, Part::Poses(f as u32));
+        regions.add(ofs as u64, pose_bytes, Part::Poses(f as u32));
         frames.push(FrameLayout {
             frame: Frame {
                 name,
@@ -368,24 +248,6 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
         frames,
         regions,
     })
-}
-
-/// No two structures may share bytes: a file that reuses data would make allocations grow
-/// faster than the file.
-fn check_disjoint(mut regions: Vec<Region>) -> Result<()> {
-    regions.sort_unstable_by_key(|r| (r.start, r.end));
-    for pair in regions.windows(2) {
-        if let [a, b] = pair
-            && b.start < a.end
-        {
-            return Err(Error::malformed(format!(
-                "{} (bytes {:#x}..{:#x}) overlaps {} (bytes {:#x}..{:#x})",
-                b.part, b.start, b.end, a.part, a.start, a.end
-            ))
-            .at(b.start));
-        }
-    }
-    Ok(())
 }
 
 fn read_poses(
@@ -423,16 +285,6 @@ fn read_poses(
     Ok(poses)
 }
 
-/// Worst influence sum seen in a mesh among those the default mode tolerates.
-#[derive(Default)]
-struct SumReport {
-    count: u32,
-    worst_vertex: u32,
-    worst_sum: f32,
-    worst_off: f32,
-    worst_at: u64,
-}
-
 fn read_mesh(
     data: &[u8],
     m: usize,
@@ -440,120 +292,18 @@ fn read_mesh(
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<MeshParts> {
-    let vc = l.num_verts as usize;
-    let mut influence_start = Vec::with_capacity(vc + 1);
-    let mut influences = Vec::with_capacity(l.influence_count as usize);
-    influence_start.push(0u32);
-    let mut sums = SumReport::default();
-    let mut c = Cursor::<Be>::at(data, l.ofs_verts as u64)?;
-    for v in 0..l.num_verts {
-        let vertex_at = c.pos();
-        let n = c.u32()?;
-        let block = c.bytes((n as u64 * INFLUENCE_SIZE) as usize)?;
-        let mut sum = 0.0f32;
-        for (k, rec) in block.as_chunks::<32>().0.iter().enumerate() {
-            let at = vertex_at + 4 + k as u64 * INFLUENCE_SIZE;
-            let mut f = [0.0f32; 7];
-            Be::read_f32_into(rec.get(..28).unwrap_or_default(), &mut f);
-            let mut bone = u32_at::<Be>(rec, 28);
-            if let Some(j) = f.iter().position(|x| !x.is_finite()) {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: {} is not a finite number",
-                        f.get(j).copied().unwrap_or_default()
-                    ))
-                    .at(at + j as u64 * 4),
-                )?;
-                f = [0.0; 7];
-            }
-            if bone >= num_bones {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: bone {bone} out of range (model has {num_bones} bones)"
-                    ))
-                    .at(at + 28),
-                )?;
-                bone = 0;
-            }
-            let [ox, oy, oz, w, nx, ny, nz] = f;
-            sum += w;
-            influences.push(Influence {
-                origin: [ox, oy, oz],
-                weight: w,
-                normal: [nx, ny, nz],
-                bone,
-            });
-        }
-        let off = (sum - 1.0).abs();
-        if !off.is_finite() || off > SUM_TOLERATED {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: {n} influences sum to {sum} (must be 1 within {SUM_TOLERATED})"
-                ))
-                .at(vertex_at),
-            )?;
-        } else if off > SUM_EXACT {
-            sums.count += 1;
-            if off > sums.worst_off {
-                sums.worst_vertex = v;
-                sums.worst_sum = sum;
-                sums.worst_off = off;
-                sums.worst_at = vertex_at;
-            }
-        }
-        influence_start.push(influences.len() as u32);
-    }
-    if sums.count > 0 {
-        ck.tolerate(
-            Error::malformed(format!(
-                "mesh {m}: {} vertices have influence sums off 1 by more than {SUM_EXACT} (worst: vertex {}, sum {})",
-                sums.count, sums.worst_vertex, sums.worst_sum
-            ))
-            .at(sums.worst_at),
-        )?;
-    }
-
-    let tc = table(
+    let (influence_start, influences) = read_vertices::<Be>(
         data,
-        l.ofs_texcoords,
+        l.ofs_verts,
         l.num_verts,
-        8,
-        Part::Texcoords(m as u32),
+        l.influence_count,
+        num_bones,
+        m,
+        ck,
     )?;
-    let mut texcoords = Vec::with_capacity(vc);
-    for (v, rec) in tc.as_chunks::<8>().0.iter().enumerate() {
-        let mut uv = [f32_at::<Be>(rec, 0), f32_at::<Be>(rec, 4)];
-        if let Some(j) = uv.iter().position(|x| !x.is_finite()) {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: texcoord is not a finite number"
-                ))
-                .at(l.ofs_texcoords as u64 + v as u64 * 8 + j as u64 * 4),
-            )?;
-            uv = [0.0; 2];
-        }
-        texcoords.push(uv);
-    }
-
-    let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(m as u32))?;
-    let mut indices = Vec::with_capacity(l.num_tris as usize * 3);
-    for (i, word) in ix.as_chunks::<4>().0.iter().enumerate() {
-        let mut index = Be::read_u32(word);
-        if index >= l.num_verts {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} triangle {} corner {}: vertex {index} out of range (mesh has {} vertices)",
-                    i / 3,
-                    i % 3,
-                    l.num_verts
-                ))
-                .at(l.ofs_indices as u64 + i as u64 * 4),
-            )?;
-            index = 0;
-        }
-        indices.push(index);
-    }
-
+    let texcoords = read_texcoords::<Be>(data, l.ofs_texcoords, l.num_verts, m, ck)?;
+    // DPM's front faces are already counter-clockwise.
+    let indices = read_triangles::<Be>(data, l.ofs_indices, l.num_tris, l.num_verts, false, m, ck)?;
     let gi = table(
         data,
         l.ofs_groupids,
@@ -589,7 +339,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         frames: frame_layouts,
         regions,
     } = read_layout(data, &h, ck)?;
-    check_disjoint(regions)?;
+    regions.check_disjoint()?;
 
     let influences: u64 = layouts.iter().map(|l| l.influence_count).sum();
     let verts: u64 = layouts.iter().map(|l| l.num_verts as u64).sum();
@@ -633,28 +383,6 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         unbound: None,
         warnings: Vec::new(),
     })
-}
-
-fn put_name(out: &mut Vec<u8>, name: &Name, what: impl FnOnce() -> String) -> Result<()> {
-    let bytes = name.as_bytes();
-    if bytes.len() > NAME_SIZE {
-        return Err(Error::limit(format!(
-            "{}: name is {} bytes, DPM holds {NAME_SIZE}",
-            what(),
-            bytes.len()
-        )));
-    }
-    out.extend_from_slice(bytes);
-    out.resize(out.len() + NAME_SIZE - bytes.len(), 0);
-    Ok(())
-}
-
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_be_bytes());
-}
-
-fn put_f32(out: &mut Vec<u8>, v: f32) {
-    out.extend_from_slice(&v.to_be_bytes());
 }
 
 fn to_u32(v: usize, what: &str) -> Result<u32> {
@@ -708,8 +436,7 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
     let mut mesh_offsets = Vec::with_capacity(meshes.len());
     for mesh in meshes {
         let verts = pos;
-        let vbytes =
-            mesh.vertex_count() as u64 * 4 + mesh.all_influences().len() as u64 * INFLUENCE_SIZE;
+        let vbytes = vertex_bytes(mesh);
         let texcoords = verts + vbytes;
         let indices = texcoords + mesh.vertex_count() as u64 * 8;
         let groupids = indices + mesh.triangle_count() as u64 * 12;
@@ -726,39 +453,45 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
         .unwrap_or_else(|| computed_extent(model));
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, TYPE);
-    put_u32(&mut out, filesize);
+    put_u32::<Be>(&mut out, TYPE);
+    put_u32::<Be>(&mut out, filesize);
     for v in extent.mins.iter().chain(&extent.maxs) {
-        put_f32(&mut out, *v);
+        put_f32::<Be>(&mut out, *v);
     }
-    put_f32(&mut out, extent.yaw_radius);
-    put_f32(&mut out, extent.radius);
-    put_u32(&mut out, to_u32(bones.len(), "bone count")?);
-    put_u32(&mut out, to_u32(meshes.len(), "mesh count")?);
-    put_u32(&mut out, to_u32(frames.len(), "frame count")?);
+    put_f32::<Be>(&mut out, extent.yaw_radius);
+    put_f32::<Be>(&mut out, extent.radius);
+    put_u32::<Be>(&mut out, to_u32(bones.len(), "bone count")?);
+    put_u32::<Be>(&mut out, to_u32(meshes.len(), "mesh count")?);
+    put_u32::<Be>(&mut out, to_u32(frames.len(), "frame count")?);
     for ofs in [ofs_bones, ofs_meshes, ofs_frames] {
-        put_u32(&mut out, ofs as u32);
+        put_u32::<Be>(&mut out, ofs as u32);
     }
     for (i, b) in bones.iter().enumerate() {
-        put_name(&mut out, &b.name, || format!("bone {i}"))?;
+        put_name(&mut out, &b.name, NAME_SIZE, NAME_SIZE, || {
+            format!("bone {i}")
+        })?;
         out.extend_from_slice(&b.parent.to_be_bytes());
-        put_u32(&mut out, b.flags);
+        put_u32::<Be>(&mut out, b.flags);
     }
     for (m, (mesh, ofs)) in meshes.iter().zip(&mesh_offsets).enumerate() {
-        put_name(&mut out, mesh.shader(), || format!("mesh {m} shader"))?;
-        put_u32(&mut out, mesh.vertex_count() as u32);
-        put_u32(&mut out, mesh.triangle_count() as u32);
+        put_name(&mut out, mesh.shader(), NAME_SIZE, NAME_SIZE, || {
+            format!("mesh {m} shader")
+        })?;
+        put_u32::<Be>(&mut out, mesh.vertex_count() as u32);
+        put_u32::<Be>(&mut out, mesh.triangle_count() as u32);
         for o in ofs {
-            put_u32(&mut out, *o as u32);
+            put_u32::<Be>(&mut out, *o as u32);
         }
     }
     for (f, frame) in frames.iter().enumerate() {
-        put_name(&mut out, &frame.name, || format!("frame {f}"))?;
+        put_name(&mut out, &frame.name, NAME_SIZE, NAME_SIZE, || {
+            format!("frame {f}")
+        })?;
         for v in frame.mins.iter().chain(&frame.maxs) {
-            put_f32(&mut out, *v);
+            put_f32::<Be>(&mut out, *v);
         }
-        put_f32(&mut out, frame.yaw_radius);
-        put_f32(&mut out, frame.radius);
+        put_f32::<Be>(&mut out, frame.yaw_radius);
+        put_f32::<Be>(&mut out, frame.radius);
         // The pose offset is the one signed field of the format.
         let at = ofs_poses + f as u64 * nb * POSE_SIZE;
         let at = i32::try_from(at).map_err(|_| {
@@ -769,33 +502,25 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
         out.extend_from_slice(&at.to_be_bytes());
     }
     for mesh in meshes {
-        for v in 0..mesh.vertex_count() {
-            let infl = mesh.influences(v);
-            put_u32(&mut out, infl.len() as u32);
-            for i in infl {
-                for x in i.origin {
-                    put_f32(&mut out, x);
-                }
-                put_f32(&mut out, i.weight);
-                for x in i.normal {
-                    put_f32(&mut out, x);
-                }
-                put_u32(&mut out, i.bone);
-            }
-        }
+        put_vertices::<Be>(&mut out, mesh);
         match mesh.texcoords() {
-            Some(tc) => tc.iter().flatten().for_each(|v| put_f32(&mut out, *v)),
+            Some(tc) => tc
+                .iter()
+                .flatten()
+                .for_each(|v| put_f32::<Be>(&mut out, *v)),
             None => out.resize(out.len() + mesh.vertex_count() * 8, 0),
         }
-        mesh.indices().iter().for_each(|&i| put_u32(&mut out, i));
+        mesh.indices()
+            .iter()
+            .for_each(|&i| put_u32::<Be>(&mut out, i));
         match mesh.group_ids() {
-            Some(g) => g.iter().for_each(|&i| put_u32(&mut out, i)),
+            Some(g) => g.iter().for_each(|&i| put_u32::<Be>(&mut out, i)),
             None => out.resize(out.len() + mesh.triangle_count() * 4, 0),
         }
     }
     for f in 0..frames.len() {
         for pose in model.skeleton().frame_poses(f).unwrap_or_default() {
-            pose.m.iter().for_each(|v| put_f32(&mut out, *v));
+            pose.m.iter().for_each(|v| put_f32::<Be>(&mut out, *v));
         }
     }
     debug_assert_eq!(out.len(), filesize as usize);

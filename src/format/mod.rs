@@ -1,5 +1,6 @@
 //! Format detection and the loaders, one module per format; each turns bytes into [`ModelParts`].
 
+mod binary;
 pub mod dpm;
 pub mod skm;
 

@@ -17,13 +17,15 @@
 use byteorder::{ByteOrder, LittleEndian};
 use glam::Quat;
 
-use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
+use crate::cursor::{Cursor, span, u32_at};
 use crate::error::{Error, Result, ResultExt};
+use crate::format::binary::{
+    Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
+    read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+};
 use crate::format::{Checker, Format};
 use crate::math::Mat3x4;
-use crate::model::{
-    Animation, Bone, BoneSlots, Frame, Influence, Mesh, MeshParts, Model, ModelParts, Name,
-};
+use crate::model::{Animation, Bone, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
 
 type Le = LittleEndian;
 
@@ -32,7 +34,6 @@ const TYPE: u32 = 2;
 const SKM_HEADER_SIZE: u64 = 24;
 const SKP_HEADER_SIZE: u64 = 28;
 const MESH_SIZE: u64 = 156;
-const INFLUENCE_SIZE: u64 = 32;
 const BONE_SIZE: u64 = 72;
 const FRAME_SIZE: u64 = 68;
 const POSE_SIZE: u64 = 28;
@@ -46,114 +47,12 @@ const MAX_VERTS: u32 = 196608;
 const MAX_BONES: u32 = 256;
 const MAX_FILESIZE: u32 = 16 << 20;
 
-/// Influence sums further from 1 than this are reported (default mode) or rejected (strict).
-const SUM_EXACT: f32 = 1e-4;
-/// Influence sums further from 1 than this are rejected in every mode.
-const SUM_TOLERATED: f32 = 1e-2;
 /// Quaternions further from unit length than this are reported; all are normalised.
 const QUAT_UNIT: f64 = 1e-3;
 /// A pose whose scale is further from 1 than this has no quaternion-and-origin form.
 const SCALE_TOLERANCE: f32 = 1e-4;
 /// One scene per frame at this rate, as the DPM reader does for a file without scene data.
 const DEFAULT_FPS: f32 = 10.0;
-
-/// The parts of a file, for the check that no two share bytes.
-#[derive(Clone, Copy, Debug)]
-enum Part {
-    Header,
-    Bones,
-    Meshes,
-    Frames,
-    Vertices(u32),
-    Texcoords(u32),
-    Indices(u32),
-    References(u32),
-    Poses(u32),
-}
-
-impl std::fmt::Display for Part {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Part::Header => write!(f, "header"),
-            Part::Bones => write!(f, "bone table"),
-            Part::Meshes => write!(f, "mesh table"),
-            Part::Frames => write!(f, "frame table"),
-            Part::Vertices(m) => write!(f, "mesh {m} vertices"),
-            Part::Texcoords(m) => write!(f, "mesh {m} texcoords"),
-            Part::Indices(m) => write!(f, "mesh {m} indices"),
-            Part::References(m) => write!(f, "mesh {m} references"),
-            Part::Poses(fr) => write!(f, "frame {fr} poses"),
-        }
-    }
-}
-
-struct Region {
-    start: u64,
-    end: u64,
-    part: Part,
-}
-
-#[derive(Default)]
-struct Regions(Vec<Region>);
-
-impl Regions {
-    fn add(&mut self, start: u64, len: u64, part: Part) {
-        if len > 0 {
-            self.0.push(Region {
-                start,
-                end: start + len,
-                part,
-            });
-        }
-    }
-
-    /// No two structures may share bytes: a file that reuses data would make allocations grow
-    /// faster than the file.
-    fn check_disjoint(mut self) -> Result<()> {
-        self.0.sort_unstable_by_key(|r| (r.start, r.end));
-        for pair in self.0.windows(2) {
-            if let [a, b] = pair
-                && b.start < a.end
-            {
-                return Err(Error::malformed(format!(
-                    "{} (bytes {:#x}..{:#x}) overlaps {} (bytes {:#x}..{:#x})",
-                    b.part, b.start, b.end, a.part, a.start, a.end
-                ))
-                .at(b.start));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The bytes of a table of `count` records of `size` bytes at `offset`, checked against the file.
-fn table(data: &[u8], offset: u32, count: u32, size: u64, part: Part) -> Result<&[u8]> {
-    let len = table_bytes(count as u64, size).within(|| part)?;
-    let (start, end) = span(offset as u64, len, data.len())
-        .map_err(|e| e.within(format!("{part} ({count} records of {size} bytes)")))?;
-    Ok(data.get(start..end).unwrap_or_default())
-}
-
-/// A 64-byte name field: the bytes up to the first NUL. A name that fills the whole field has
-/// no terminator; it is kept whole and reported.
-fn name_field(
-    record: &[u8],
-    at: u64,
-    ck: &mut Checker,
-    what: impl FnOnce() -> String,
-) -> Result<Name> {
-    let field = record.get(..NAME_SIZE).unwrap_or_default();
-    if !field.contains(&0) {
-        ck.tolerate(
-            Error::malformed(format!(
-                "{}: name fills its whole {NAME_SIZE}-byte field with no NUL terminator",
-                what()
-            ))
-            .at(at),
-        )?;
-    }
-    Ok(Name::new(field))
-}
 
 /// A count that must be at least 1 (`empty` says why) and at most the format's `max`.
 fn check_count(
@@ -381,7 +280,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let mut bones = Vec::with_capacity(num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<72>().0.iter().enumerate() {
         let at = ofs_bones as u64 + i as u64 * BONE_SIZE;
-        let name = name_field(rec, at, ck, || format!("bone {i}"))?;
+        let name = name_field(rec, NAME_SIZE, at, ck, || format!("bone {i}"))?;
         let mut parent = u32_at::<Le>(rec, 64) as i32;
         if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
             ck.problem(
@@ -403,7 +302,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let mut frames = Vec::with_capacity(num_frames as usize);
     for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
         let at = ofs_frames as u64 + f as u64 * FRAME_SIZE;
-        let name = name_field(rec, at, ck, || format!("frame {f}"))?;
+        let name = name_field(rec, NAME_SIZE, at, ck, || format!("frame {f}"))?;
         let ofs_poses = u32_at::<Le>(rec, 64);
         span(ofs_poses as u64, pose_bytes, data.len()).within(|| {
             format!("frame {f} ({name}) poses ({num_bones} bones of {POSE_SIZE} bytes)")
@@ -475,10 +374,14 @@ fn read_mesh_layout(
 ) -> Result<MeshLayout> {
     let mi = m as u32;
     let mut l = MeshLayout {
-        shader: name_field(rec, at, ck, || format!("mesh {m} shader"))?,
-        name: name_field(rec.get(64..).unwrap_or_default(), at + 64, ck, || {
-            format!("mesh {m} name")
-        })?,
+        shader: name_field(rec, NAME_SIZE, at, ck, || format!("mesh {m} shader"))?,
+        name: name_field(
+            rec.get(64..).unwrap_or_default(),
+            NAME_SIZE,
+            at + 64,
+            ck,
+            || format!("mesh {m} name"),
+        )?,
         num_verts: u32_at::<Le>(rec, 128),
         num_tris: u32_at::<Le>(rec, 132),
         num_references: u32_at::<Le>(rec, 136),
@@ -525,8 +428,9 @@ fn read_mesh_layout(
         Part::References(mi),
     )
     .map_err(at_mesh)?;
-    // Every vertex holds at least its 4-byte count; check that much before walking.
-    table(data, l.ofs_verts, l.num_verts, 4, Part::Vertices(mi)).map_err(at_mesh)?;
+    let (vertex_bytes, influence_count) =
+        measure_vertices::<Le>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
+    l.influence_count = influence_count;
     regions.add(l.ofs_texcoords as u64, tc.len() as u64, Part::Texcoords(mi));
     regions.add(l.ofs_indices as u64, ix.len() as u64, Part::Indices(mi));
     regions.add(
@@ -534,30 +438,8 @@ fn read_mesh_layout(
         rf.len() as u64,
         Part::References(mi),
     );
-
-    let mut c = Cursor::<Le>::at(data, l.ofs_verts as u64)?;
-    for v in 0..l.num_verts {
-        let n = c.u32().within(|| format!("mesh {m} vertex {v}"))?;
-        c.skip(n as u64 * INFLUENCE_SIZE)
-            .within(|| format!("mesh {m} vertex {v}: {n} influences"))?;
-        l.influence_count += n as u64;
-    }
-    regions.add(
-        l.ofs_verts as u64,
-        c.pos() - l.ofs_verts as u64,
-        Part::Vertices(mi),
-    );
+    regions.add(l.ofs_verts as u64, vertex_bytes, Part::Vertices(mi));
     Ok(l)
-}
-
-/// Worst influence sum seen in a mesh among those the default mode tolerates.
-#[derive(Default)]
-struct SumReport {
-    count: u32,
-    worst_vertex: u32,
-    worst_sum: f32,
-    worst_off: f32,
-    worst_at: u64,
 }
 
 fn read_mesh(
@@ -567,119 +449,19 @@ fn read_mesh(
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<MeshParts> {
-    let vc = l.num_verts as usize;
-    let mut influence_start = Vec::with_capacity(vc + 1);
-    let mut influences = Vec::with_capacity(l.influence_count as usize);
-    influence_start.push(0u32);
-    let mut sums = SumReport::default();
-    let mut c = Cursor::<Le>::at(data, l.ofs_verts as u64)?;
-    for v in 0..l.num_verts {
-        let vertex_at = c.pos();
-        let n = c.u32()?;
-        let block = c.bytes((n as u64 * INFLUENCE_SIZE) as usize)?;
-        let mut sum = 0.0f32;
-        for (k, rec) in block.as_chunks::<32>().0.iter().enumerate() {
-            let at = vertex_at + 4 + k as u64 * INFLUENCE_SIZE;
-            let mut f = [0.0f32; 7];
-            Le::read_f32_into(rec.get(..28).unwrap_or_default(), &mut f);
-            let mut bone = u32_at::<Le>(rec, 28);
-            if let Some(j) = f.iter().position(|x| !x.is_finite()) {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: {} is not a finite number",
-                        f.get(j).copied().unwrap_or_default()
-                    ))
-                    .at(at + j as u64 * 4),
-                )?;
-                f = [0.0; 7];
-            }
-            if bone >= num_bones {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: bone {bone} out of range (model has {num_bones} bones)"
-                    ))
-                    .at(at + 28),
-                )?;
-                bone = 0;
-            }
-            let [ox, oy, oz, w, nx, ny, nz] = f;
-            sum += w;
-            influences.push(Influence {
-                origin: [ox, oy, oz],
-                weight: w,
-                normal: [nx, ny, nz],
-                bone,
-            });
-        }
-        let off = (sum - 1.0).abs();
-        if !off.is_finite() || off > SUM_TOLERATED {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: {n} influences sum to {sum} (must be 1 within {SUM_TOLERATED})"
-                ))
-                .at(vertex_at),
-            )?;
-        } else if off > SUM_EXACT {
-            sums.count += 1;
-            if off > sums.worst_off {
-                sums.worst_vertex = v;
-                sums.worst_sum = sum;
-                sums.worst_off = off;
-                sums.worst_at = vertex_at;
-            }
-        }
-        influence_start.push(influences.len() as u32);
-    }
-    if sums.count > 0 {
-        ck.tolerate(
-            Error::malformed(format!(
-                "mesh {m}: {} vertices have influence sums off 1 by more than {SUM_EXACT} (worst: vertex {}, sum {})",
-                sums.count, sums.worst_vertex, sums.worst_sum
-            ))
-            .at(sums.worst_at),
-        )?;
-    }
-
+    let (influence_start, influences) = read_vertices::<Le>(
+        data,
+        l.ofs_verts,
+        l.num_verts,
+        l.influence_count,
+        num_bones,
+        m,
+        ck,
+    )?;
+    let texcoords = read_texcoords::<Le>(data, l.ofs_texcoords, l.num_verts, m, ck)?;
+    // The file's front faces are clockwise; ossa's are counter-clockwise.
+    let indices = read_triangles::<Le>(data, l.ofs_indices, l.num_tris, l.num_verts, true, m, ck)?;
     let mi = m as u32;
-    let tc = table(data, l.ofs_texcoords, l.num_verts, 8, Part::Texcoords(mi))?;
-    let mut texcoords = Vec::with_capacity(vc);
-    for (v, rec) in tc.as_chunks::<8>().0.iter().enumerate() {
-        let mut uv = [f32_at::<Le>(rec, 0), f32_at::<Le>(rec, 4)];
-        if let Some(j) = uv.iter().position(|x| !x.is_finite()) {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: texcoord is not a finite number"
-                ))
-                .at(l.ofs_texcoords as u64 + v as u64 * 8 + j as u64 * 4),
-            )?;
-            uv = [0.0; 2];
-        }
-        texcoords.push(uv);
-    }
-
-    let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(mi))?;
-    let mut indices = Vec::with_capacity(l.num_tris as usize * 3);
-    for (t, tri) in ix.as_chunks::<12>().0.iter().enumerate() {
-        let mut corners = [0u32; 3];
-        for (i, corner) in corners.iter_mut().enumerate() {
-            let index = u32_at::<Le>(tri, i * 4);
-            if index >= l.num_verts {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} triangle {t} corner {i}: vertex {index} out of range (mesh has {} vertices)",
-                        l.num_verts
-                    ))
-                    .at(l.ofs_indices as u64 + t as u64 * 12 + i as u64 * 4),
-                )?;
-            } else {
-                *corner = index;
-            }
-        }
-        // The file's front faces are clockwise; ossa's are counter-clockwise.
-        let [a, b, c] = corners;
-        indices.extend_from_slice(&[a, c, b]);
-    }
-
     let rf = table(
         data,
         l.ofs_references,
@@ -771,30 +553,6 @@ pub(crate) fn read_skm(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 // Writers
 // ---------------------------------------------------------------------------------------------
 
-fn put_name(out: &mut Vec<u8>, name: &Name, what: impl FnOnce() -> String) -> Result<()> {
-    let bytes = name.as_bytes();
-    // qfusion keeps at most 63 bytes and a NUL.
-    if bytes.len() >= NAME_SIZE {
-        return Err(Error::limit(format!(
-            "{}: name is {} bytes, SKM and SKP hold {}",
-            what(),
-            bytes.len(),
-            NAME_SIZE - 1
-        )));
-    }
-    out.extend_from_slice(bytes);
-    out.resize(out.len() + NAME_SIZE - bytes.len(), 0);
-    Ok(())
-}
-
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
-fn put_f32(out: &mut Vec<u8>, v: f32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
 /// `count` within the format's `max`, as the u32 the file stores.
 fn limited(count: usize, max: u32, what: impl FnOnce() -> String) -> Result<u32> {
     match u32::try_from(count) {
@@ -875,7 +633,7 @@ pub fn write_skm(model: &Model) -> Result<Vec<u8>> {
             )));
         }
         let ofs_verts = pos;
-        let vbytes = verts as u64 * 4 + mesh.all_influences().len() as u64 * INFLUENCE_SIZE;
+        let vbytes = vertex_bytes(mesh);
         let ofs_texcoords = ofs_verts + vbytes;
         let ofs_indices = ofs_texcoords + verts as u64 * 8;
         let ofs_references = ofs_indices + tris as u64 * 12;
@@ -891,41 +649,43 @@ pub fn write_skm(model: &Model) -> Result<Vec<u8>> {
 
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, TYPE);
-    put_u32(&mut out, filesize);
-    put_u32(&mut out, num_bones);
-    put_u32(&mut out, num_meshes);
-    put_u32(&mut out, SKM_HEADER_SIZE as u32);
+    put_u32::<Le>(&mut out, TYPE);
+    put_u32::<Le>(&mut out, filesize);
+    put_u32::<Le>(&mut out, num_bones);
+    put_u32::<Le>(&mut out, num_meshes);
+    put_u32::<Le>(&mut out, SKM_HEADER_SIZE as u32);
     for (m, (mesh, p)) in meshes.iter().zip(&planned).enumerate() {
-        put_name(&mut out, mesh.shader(), || format!("mesh {m} shader"))?;
-        put_name(&mut out, mesh.name(), || format!("mesh {m} name"))?;
-        put_u32(&mut out, p.verts);
-        put_u32(&mut out, p.tris);
-        put_u32(&mut out, p.references.len() as u32);
+        put_name(&mut out, mesh.shader(), NAME_SIZE, NAME_SIZE - 1, || {
+            format!("mesh {m} shader")
+        })?;
+        put_name(&mut out, mesh.name(), NAME_SIZE, NAME_SIZE - 1, || {
+            format!("mesh {m} name")
+        })?;
+        put_u32::<Le>(&mut out, p.verts);
+        put_u32::<Le>(&mut out, p.tris);
+        put_u32::<Le>(&mut out, p.references.len() as u32);
         // Below the file size, which fits u32.
-        p.offsets.iter().for_each(|&o| put_u32(&mut out, o as u32));
+        p.offsets
+            .iter()
+            .for_each(|&o| put_u32::<Le>(&mut out, o as u32));
     }
     for (mesh, p) in meshes.iter().zip(&planned) {
-        for v in 0..mesh.vertex_count() {
-            let infl = mesh.influences(v);
-            put_u32(&mut out, infl.len() as u32);
-            for i in infl {
-                i.origin.iter().for_each(|&x| put_f32(&mut out, x));
-                put_f32(&mut out, i.weight);
-                i.normal.iter().for_each(|&x| put_f32(&mut out, x));
-                put_u32(&mut out, i.bone);
-            }
-        }
+        put_vertices::<Le>(&mut out, mesh);
         match mesh.texcoords() {
-            Some(tc) => tc.iter().flatten().for_each(|&v| put_f32(&mut out, v)),
+            Some(tc) => tc
+                .iter()
+                .flatten()
+                .for_each(|&v| put_f32::<Le>(&mut out, v)),
             None => out.resize(out.len() + mesh.vertex_count() * 8, 0),
         }
         // Back to the file's clockwise front faces.
         for tri in mesh.indices().as_chunks::<3>().0 {
             let [a, b, c] = *tri;
-            [a, c, b].iter().for_each(|&i| put_u32(&mut out, i));
+            [a, c, b].iter().for_each(|&i| put_u32::<Le>(&mut out, i));
         }
-        p.references.iter().for_each(|&r| put_u32(&mut out, r));
+        p.references
+            .iter()
+            .for_each(|&r| put_u32::<Le>(&mut out, r));
     }
     debug_assert_eq!(out.len(), filesize as usize);
     Ok(out)
@@ -1047,20 +807,24 @@ pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
 
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, TYPE);
-    put_u32(&mut out, filesize);
-    put_u32(&mut out, num_bones);
-    put_u32(&mut out, num_frames);
-    put_u32(&mut out, ofs_bones as u32);
-    put_u32(&mut out, ofs_frames as u32);
+    put_u32::<Le>(&mut out, TYPE);
+    put_u32::<Le>(&mut out, filesize);
+    put_u32::<Le>(&mut out, num_bones);
+    put_u32::<Le>(&mut out, num_frames);
+    put_u32::<Le>(&mut out, ofs_bones as u32);
+    put_u32::<Le>(&mut out, ofs_frames as u32);
     for (i, b) in bones.iter().enumerate() {
-        put_name(&mut out, &b.name, || format!("bone {i}"))?;
+        put_name(&mut out, &b.name, NAME_SIZE, NAME_SIZE - 1, || {
+            format!("bone {i}")
+        })?;
         out.extend_from_slice(&b.parent.to_le_bytes());
-        put_u32(&mut out, b.flags);
+        put_u32::<Le>(&mut out, b.flags);
     }
     for (f, frame) in frames.iter().enumerate() {
-        put_name(&mut out, &frame.name, || format!("frame {f}"))?;
-        put_u32(&mut out, (ofs_poses + f as u64 * frame_bytes) as u32);
+        put_name(&mut out, &frame.name, NAME_SIZE, NAME_SIZE - 1, || {
+            format!("frame {f}")
+        })?;
+        put_u32::<Le>(&mut out, (ofs_poses + f as u64 * frame_bytes) as u32);
     }
     for (f, frame) in frames.iter().enumerate() {
         let poses = model.skeleton().frame_poses(f).unwrap_or_default();
@@ -1076,7 +840,7 @@ pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
             stored_quat(pose)
                 .iter()
                 .chain(&d.translation)
-                .for_each(|&v| put_f32(&mut out, v));
+                .for_each(|&v| put_f32::<Le>(&mut out, v));
         }
     }
     debug_assert_eq!(out.len(), filesize as usize);
