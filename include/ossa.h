@@ -570,6 +570,60 @@ uint32_t ossa_skin_mesh(const struct ossa_model *model,
                         const struct ossa_skin_target *target);
 
 /**
+ * The bind-pose (frame 0) positions and normals of vertices [first, first + count) of `mesh`,
+ * laid out as ossa_skin_mesh lays them: the vertices a GPU skins.
+ *
+ * # Safety
+ * `model` is a live handle; `target` describes writable buffers of the sizes it states.
+ */
+uint32_t ossa_mesh_bind_vertices(const struct ossa_model *model,
+                                 uint32_t mesh,
+                                 uint32_t first,
+                                 uint32_t count,
+                                 uint32_t flags,
+                                 const struct ossa_skin_target *target);
+
+/**
+ * Each vertex's `per_vertex` (1 to 8) strongest influences, strongest first: bone indices into
+ * `bones_out` and weights summing to 1 into `weights_out`, `per_vertex` entries per vertex
+ * (`capacity` entries each at least vertex_count * per_vertex); unused slots are bone 0 weight
+ * 0. `*dropped` (may be NULL) gets the most influences any vertex had beyond `per_vertex`.
+ *
+ * # Safety
+ * `model` is a live handle; `bones_out` and `weights_out` hold `capacity` entries each.
+ */
+uint32_t ossa_mesh_gpu_weights(const struct ossa_model *model,
+                               uint32_t mesh,
+                               uint32_t per_vertex,
+                               uint16_t *bones_out,
+                               float *weights_out,
+                               size_t capacity,
+                               uint32_t *dropped);
+
+/**
+ * The inverse of every bone's bind-pose matrix; the zero matrix for a bone whose bind pose is
+ * singular (collapsed to a point), so that it contributes its pose's translation alone.
+ *
+ * # Safety
+ * `model` is a live handle; `out` holds `bone_count` matrices.
+ */
+uint32_t ossa_model_inverse_bind(const struct ossa_model *model,
+                                 struct ossa_mat3x4 *out,
+                                 size_t bone_count);
+
+/**
+ * The matrices a vertex shader multiplies bind-pose vertices with: `bones[i] * inverse bind[i]`,
+ * from the model-space matrices of ossa_pose_frames.
+ *
+ * # Safety
+ * `model` is a live handle; `bones` and `out` hold `bone_count` matrices and do not overlap.
+ */
+uint32_t ossa_skinning_matrices(const struct ossa_model *model,
+                                const struct ossa_mat3x4 *bones,
+                                struct ossa_mat3x4 *out,
+                                size_t bone_count);
+
+/**
  * Writes `model` as `format` (OSSA_FORMAT_DPM) through `write`, which may be called several times.
  *
  * # Safety

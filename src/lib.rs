@@ -10,6 +10,7 @@ pub mod capi;
 mod cursor;
 pub mod error;
 pub mod format;
+pub mod gpu;
 pub mod io;
 pub mod math;
 pub mod model;
