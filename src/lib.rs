@@ -15,6 +15,7 @@ pub mod io;
 pub mod math;
 pub mod model;
 mod name_index;
+pub mod optimize;
 pub mod pose;
 mod sidecar;
 pub mod skin;

@@ -545,27 +545,10 @@ impl Model {
                 })
                 .collect::<Result<_>>()?,
         };
-        let parts = meshes
-            .meshes
-            .iter()
-            .map(|m| MeshParts {
-                name: m.name.clone(),
-                shader: m.shader.clone(),
-                influence_start: m.influence_start.clone(),
-                influences: m
-                    .influences
-                    .iter()
-                    .map(|i| Influence {
-                        bone: remap.get(i.bone as usize).copied().unwrap_or_default(),
-                        ..*i
-                    })
-                    .collect(),
-                indices: m.indices.clone(),
-                texcoords: m.texcoords.clone(),
-                group_ids: m.group_ids.clone(),
-                references: m.references.clone(),
-            })
-            .collect();
+        let mut parts = meshes.to_parts().meshes;
+        for i in parts.iter_mut().flat_map(|p| p.influences.iter_mut()) {
+            i.bone = remap.get(i.bone as usize).copied().unwrap_or_default();
+        }
         let mut model =
             Model::with_skeleton(Arc::clone(&skeleton.skeleton), parts, meshes.format, None);
         model.up_axis = meshes.up_axis;
@@ -578,6 +561,37 @@ impl Model {
             .cloned()
             .collect();
         Ok(model)
+    }
+
+    /// Everything the model holds, as parts to change and build a new model from.
+    pub fn to_parts(&self) -> ModelParts {
+        let s = &self.skeleton;
+        ModelParts {
+            format: self.format,
+            bones: s.bones.clone(),
+            frames: s.frames.clone(),
+            poses: s.poses.clone(),
+            animations: s.animations.clone(),
+            meshes: self
+                .meshes
+                .iter()
+                .map(|m| MeshParts {
+                    name: m.name.clone(),
+                    shader: m.shader.clone(),
+                    influence_start: m.influence_start.clone(),
+                    influences: m.influences.clone(),
+                    indices: m.indices.clone(),
+                    texcoords: m.texcoords.clone(),
+                    group_ids: m.group_ids.clone(),
+                    references: m.references.clone(),
+                })
+                .collect(),
+            up_axis: self.up_axis,
+            handedness: self.handedness,
+            extent: self.extent,
+            unbound: self.unbound.clone(),
+            warnings: Vec::new(),
+        }
     }
 
     /// The same model with more warnings (from its sidecar files).

@@ -1,0 +1,326 @@
+//! The savers' optimisations the original format documents ask for: remove bones nothing uses
+//! (keeping attachments and every ancestor of a kept bone), order triangles for the vertex
+//! cache, and renumber vertices by first use. Each returns a new model and says what changed.
+
+use crate::error::Result;
+use crate::model::{BONE_ATTACHMENT, Influence, MeshParts, Model, ModelParts};
+
+/// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones.
+pub const OPTIMIZE_UNUSED_BONES: u32 = 1;
+/// Order each mesh's triangles for a post-transform vertex cache (Forsyth's algorithm).
+pub const OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
+/// Renumber each mesh's vertices in order of first use by its triangles; unused ones go last.
+pub const OPTIMIZE_VERTEX_ORDER: u32 = 4;
+pub const OPTIMIZE_ALL: u32 =
+    OPTIMIZE_UNUSED_BONES | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER;
+
+/// The FIFO cache size the reported miss ratios are measured with.
+pub const CACHE_SIZE: usize = 16;
+
+/// What an optimisation changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OptimizeReport {
+    pub bones_before: u32,
+    pub bones_after: u32,
+    /// Triangles that moved in their mesh's order.
+    pub triangles_moved: u32,
+    /// Vertices that got another number.
+    pub vertices_moved: u32,
+    /// Vertex-cache misses per triangle over all meshes, before and after (FIFO of [`CACHE_SIZE`]).
+    pub acmr_before: f32,
+    pub acmr_after: f32,
+}
+
+/// Vertex-cache misses of an index list in a FIFO cache of `size` entries.
+pub fn cache_misses(indices: &[u32], size: usize) -> usize {
+    let mut cache: std::collections::VecDeque<u32> =
+        std::collections::VecDeque::with_capacity(size);
+    let mut misses = 0;
+    for &i in indices {
+        if !cache.contains(&i) {
+            misses += 1;
+            if cache.len() == size {
+                cache.pop_front();
+            }
+            cache.push_back(i);
+        }
+    }
+    misses
+}
+
+fn acmr(meshes: &[MeshParts]) -> f32 {
+    let triangles: usize = meshes.iter().map(|m| m.indices.len() / 3).sum();
+    let misses: usize = meshes
+        .iter()
+        .map(|m| cache_misses(&m.indices, CACHE_SIZE))
+        .sum();
+    if triangles == 0 {
+        0.0
+    } else {
+        misses as f32 / triangles as f32
+    }
+}
+
+/// Forsyth's linear-speed vertex cache optimisation: repeatedly emit the best-scoring triangle,
+/// scores favouring vertices recently used and vertices with few triangles left.
+fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
+    const CACHE: usize = 32;
+    const DECAY: f32 = 1.5;
+    const LAST_TRIANGLE: f32 = 0.75;
+    const VALENCE_SCALE: f32 = 2.0;
+    const VALENCE_POWER: f32 = -0.5;
+
+    let triangles = indices.len() / 3;
+    let mut remaining = vec![0u32; vertex_count];
+    for &i in indices {
+        if let Some(r) = remaining.get_mut(i as usize) {
+            *r += 1;
+        }
+    }
+    // Triangles of each vertex, in one flat list.
+    let mut start = vec![0usize; vertex_count + 1];
+    for v in 0..vertex_count {
+        start[v + 1] = start[v] + remaining[v] as usize;
+    }
+    let mut fill = start.clone();
+    let mut by_vertex = vec![0u32; indices.len()];
+    for (t, tri) in indices.chunks_exact(3).enumerate() {
+        for &i in tri {
+            by_vertex[fill[i as usize]] = t as u32;
+            fill[i as usize] += 1;
+        }
+    }
+    let mut cache_pos: Vec<i32> = vec![-1; vertex_count];
+    let score_of = |pos: i32, left: u32| -> f32 {
+        if left == 0 {
+            return -1.0;
+        }
+        let cache = if pos < 0 {
+            0.0
+        } else if pos < 3 {
+            LAST_TRIANGLE
+        } else {
+            (1.0 - (pos - 3) as f32 / (CACHE - 3) as f32).powf(DECAY)
+        };
+        cache + VALENCE_SCALE * (left as f32).powf(VALENCE_POWER)
+    };
+    let mut vertex_score: Vec<f32> = (0..vertex_count)
+        .map(|v| score_of(-1, remaining[v]))
+        .collect();
+    let mut added = vec![false; triangles];
+    let triangle_score = |t: usize, vs: &[f32]| -> f32 {
+        indices[3 * t..3 * t + 3]
+            .iter()
+            .map(|&i| vs[i as usize])
+            .sum()
+    };
+    let mut out = Vec::with_capacity(indices.len());
+    let mut cache: Vec<u32> = Vec::with_capacity(CACHE + 3);
+    let mut next_unadded = 0;
+    for _ in 0..triangles {
+        // The best triangle touching the cache; else the first not yet emitted.
+        let mut best: Option<(usize, f32)> = None;
+        for &v in &cache {
+            for &t in &by_vertex[start[v as usize]..start[v as usize + 1]] {
+                let t = t as usize;
+                if !added[t] {
+                    let s = triangle_score(t, &vertex_score);
+                    if best.is_none_or(|(_, b)| s > b) {
+                        best = Some((t, s));
+                    }
+                }
+            }
+        }
+        let t = match best {
+            Some((t, _)) => t,
+            None => {
+                while added[next_unadded] {
+                    next_unadded += 1;
+                }
+                next_unadded
+            }
+        };
+        added[t] = true;
+        let tri = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
+        out.extend_from_slice(&tri);
+        for &v in &tri {
+            remaining[v as usize] -= 1;
+        }
+        // The triangle's vertices move to the front of the cache; the oldest fall out.
+        cache.retain(|v| !tri.contains(v));
+        for &v in tri.iter().rev() {
+            cache.insert(0, v);
+        }
+        for &v in cache.iter().skip(CACHE) {
+            cache_pos[v as usize] = -1;
+            vertex_score[v as usize] = score_of(-1, remaining[v as usize]);
+        }
+        cache.truncate(CACHE);
+        for (pos, &v) in cache.iter().enumerate() {
+            cache_pos[v as usize] = pos as i32;
+            vertex_score[v as usize] = score_of(pos as i32, remaining[v as usize]);
+        }
+    }
+    out
+}
+
+/// Vertex `old` becomes `map[old]`: first-use order, then the vertices no triangle uses.
+fn first_use_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
+    let mut map = vec![u32::MAX; vertex_count];
+    let mut next = 0u32;
+    for &i in indices
+        .iter()
+        .chain(&(0..vertex_count as u32).collect::<Vec<_>>())
+    {
+        if map[i as usize] == u32::MAX {
+            map[i as usize] = next;
+            next += 1;
+        }
+    }
+    map
+}
+
+fn renumber(mesh: &mut MeshParts, map: &[u32]) -> u32 {
+    let vc = map.len();
+    let mut inverse = vec![0usize; vc];
+    for (old, &new) in map.iter().enumerate() {
+        inverse[new as usize] = old;
+    }
+    let mut starts = Vec::with_capacity(vc + 1);
+    let mut influences: Vec<Influence> = Vec::with_capacity(mesh.influences.len());
+    starts.push(0u32);
+    for &old in &inverse {
+        let (s, e) = (
+            mesh.influence_start[old] as usize,
+            mesh.influence_start[old + 1] as usize,
+        );
+        influences.extend_from_slice(&mesh.influences[s..e]);
+        starts.push(influences.len() as u32);
+    }
+    mesh.influence_start = starts;
+    mesh.influences = influences;
+    if let Some(tc) = &mesh.texcoords {
+        mesh.texcoords = Some(inverse.iter().map(|&old| tc[old]).collect());
+    }
+    for i in &mut mesh.indices {
+        *i = map[*i as usize];
+    }
+    map.iter()
+        .enumerate()
+        .filter(|&(old, &new)| old != new as usize)
+        .count() as u32
+}
+
+impl Model {
+    /// A copy with the optimisations of `flags` (`OPTIMIZE_*`) applied, and what they changed.
+    /// Poses, bind mesh and skinning are unchanged, up to the order of vertices and triangles.
+    pub fn optimized(&self, flags: u32) -> Result<(Model, OptimizeReport)> {
+        let mut parts: ModelParts = self.to_parts();
+        let mut report = OptimizeReport {
+            bones_before: parts.bones.len() as u32,
+            acmr_before: acmr(&parts.meshes),
+            ..OptimizeReport::default()
+        };
+        if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() {
+            drop_unused_bones(&mut parts);
+        }
+        for mesh in &mut parts.meshes {
+            let vc = mesh.influence_start.len().saturating_sub(1);
+            if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
+                let ordered = forsyth_order(&mesh.indices, vc);
+                let before: Vec<[u32; 3]> = mesh
+                    .indices
+                    .chunks_exact(3)
+                    .map(|t| [t[0], t[1], t[2]])
+                    .collect();
+                report.triangles_moved += ordered
+                    .chunks_exact(3)
+                    .zip(&before)
+                    .filter(|(a, b)| a != &b.as_slice())
+                    .count() as u32;
+                mesh.indices = ordered;
+                if let Some(g) = &mut mesh.group_ids {
+                    // Group ids follow their triangles.
+                    let mut by_triangle = std::collections::HashMap::new();
+                    for (t, id) in before.iter().zip(g.iter()) {
+                        by_triangle.entry(*t).or_insert_with(Vec::new).push(*id);
+                    }
+                    *g = mesh
+                        .indices
+                        .chunks_exact(3)
+                        .map(|t| {
+                            by_triangle
+                                .get_mut(&[t[0], t[1], t[2]])
+                                .and_then(Vec::pop)
+                                .unwrap_or(0)
+                        })
+                        .collect();
+                }
+            }
+            if flags & OPTIMIZE_VERTEX_ORDER != 0 {
+                let map = first_use_order(&mesh.indices, vc);
+                report.vertices_moved += renumber(mesh, &map);
+            }
+        }
+        report.bones_after = parts.bones.len() as u32;
+        report.acmr_after = acmr(&parts.meshes);
+        Ok((Model::from_parts(parts)?, report))
+    }
+}
+
+/// Removes the bones no influence uses, keeping attachments and every ancestor of a kept bone;
+/// parents, influences, poses and references are renumbered.
+fn drop_unused_bones(parts: &mut ModelParts) {
+    let nb = parts.bones.len();
+    let mut keep = vec![false; nb];
+    for m in &parts.meshes {
+        for i in &m.influences {
+            keep[i.bone as usize] = true;
+        }
+    }
+    for (b, bone) in parts.bones.iter().enumerate() {
+        keep[b] |= bone.flags & BONE_ATTACHMENT != 0;
+    }
+    // Children come after parents, so one backward pass keeps every ancestor.
+    for b in (0..nb).rev() {
+        if keep[b] && parts.bones[b].parent >= 0 {
+            keep[parts.bones[b].parent as usize] = true;
+        }
+    }
+    let mut map = vec![0u32; nb];
+    let mut next = 0u32;
+    for b in 0..nb {
+        map[b] = next;
+        next += u32::from(keep[b]);
+    }
+    let old_bones = std::mem::take(&mut parts.bones);
+    parts.bones = old_bones
+        .into_iter()
+        .enumerate()
+        .filter(|(b, _)| keep[*b])
+        .map(|(_, mut bone)| {
+            if bone.parent >= 0 {
+                bone.parent = map[bone.parent as usize] as i32;
+            }
+            bone
+        })
+        .collect();
+    let old_poses = std::mem::take(&mut parts.poses);
+    parts.poses = old_poses
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep[i % nb])
+        .map(|(_, p)| p)
+        .collect();
+    for m in &mut parts.meshes {
+        for i in &mut m.influences {
+            i.bone = map[i.bone as usize];
+        }
+        if let Some(r) = &mut m.references {
+            r.retain(|&b| keep.get(b as usize).copied().unwrap_or(false));
+            for b in r.iter_mut() {
+                *b = map[*b as usize];
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The savers' optimisations: unused bones go (attachments and ancestors stay), triangles are
+//! ordered for the vertex cache, vertices renumbered by first use; what a model draws is unchanged.
+
+use ossa::optimize::{
+    OPTIMIZE_ALL, OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_UNUSED_BONES, OPTIMIZE_VERTEX_ORDER,
+    cache_misses,
+};
+use ossa::synth::TubeRig;
+use ossa::{BONE_ATTACHMENT, Bone, FrameBlend, Mat3x4, Model, Name, Strided};
+
+/// Each triangle's three skinned corners at a blended pose, sorted: what the model draws,
+/// whatever the order of its vertices and triangles.
+fn drawn(model: &Model) -> Vec<[[u32; 3]; 3]> {
+    let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
+    let last = model.frames().len() as u32 - 1;
+    model
+        .pose_frames(
+            &[
+                FrameBlend {
+                    frame: 1.min(last),
+                    weight: 0.5,
+                },
+                FrameBlend {
+                    frame: last,
+                    weight: 0.5,
+                },
+            ],
+            None,
+            &mut bones,
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    for (m, mesh) in model.meshes().iter().enumerate() {
+        let n = mesh.vertex_count();
+        let mut p = vec![0.0f32; 3 * n];
+        model
+            .skin_mesh(m, &bones, 0, n, 0, &mut Strided::new(&mut p, 3).unwrap())
+            .unwrap();
+        let corner = |i: u32| {
+            [
+                p[3 * i as usize].to_bits(),
+                p[3 * i as usize + 1].to_bits(),
+                p[3 * i as usize + 2].to_bits(),
+            ]
+        };
+        out.extend(
+            mesh.indices()
+                .chunks_exact(3)
+                .map(|t| [corner(t[0]), corner(t[1]), corner(t[2])]),
+        );
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A tube whose skeleton also has an unused leaf bone, an unused attachment bone, and an unused
+/// bone below the attachment (a descendant, not an ancestor, so it goes).
+fn rig_with_spare_bones() -> Model {
+    let mut parts = TubeRig::default().parts();
+    let nb = parts.bones.len();
+    let extra = [
+        Bone {
+            name: Name::from("spare"),
+            parent: 2,
+            flags: 0,
+        },
+        Bone {
+            name: Name::from("tag"),
+            parent: 4,
+            flags: BONE_ATTACHMENT,
+        },
+        Bone {
+            name: Name::from("under_tag"),
+            parent: nb as i32 + 1,
+            flags: 0,
+        },
+    ];
+    let frames = parts.frames.len();
+    let mut poses = Vec::new();
+    for f in 0..frames {
+        poses.extend_from_slice(&parts.poses[f * nb..(f + 1) * nb]);
+        poses.extend(std::iter::repeat_n(
+            Mat3x4::from_translation([1.0, 2.0, 3.0]),
+            extra.len(),
+        ));
+    }
+    parts.bones.extend(extra);
+    parts.poses = poses;
+    Model::from_parts(parts).unwrap()
+}
+
+#[test]
+fn unused_bones_go_attachments_and_ancestors_stay() {
+    let model = rig_with_spare_bones();
+    let (optimized, report) = model.optimized(OPTIMIZE_UNUSED_BONES).unwrap();
+    let names: Vec<String> = optimized
+        .bones()
+        .iter()
+        .map(|b| b.name.to_string())
+        .collect();
+    assert_eq!(names, ["bone0", "bone1", "bone2", "bone3", "bone4", "tag"]);
+    assert_eq!(optimized.bones()[5].parent, 4);
+    assert_eq!((report.bones_before, report.bones_after), (8, 6));
+    assert_eq!((report.triangles_moved, report.vertices_moved), (0, 0));
+    assert_eq!(drawn(&optimized), drawn(&model));
+    // The kept bones' poses are the same matrices.
+    assert_eq!(
+        optimized.skeleton().frame_poses(2).unwrap()[..5],
+        model.skeleton().frame_poses(2).unwrap()[..5]
+    );
+}
+
+#[test]
+fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
+    let model = TubeRig {
+        rings_per_bone: 12,
+        sides: 24,
+        ..TubeRig::default()
+    }
+    .build()
+    .unwrap();
+    let (ordered, report) = model
+        .optimized(OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER)
+        .unwrap();
+    assert!(report.acmr_after < report.acmr_before, "{report:?}");
+    assert!(
+        report.triangles_moved > 0 && report.vertices_moved > 0,
+        "{report:?}"
+    );
+    assert_eq!(drawn(&ordered), drawn(&model));
+    // First use order: each index is at most one past the largest seen before it.
+    let mut next = 0;
+    for &i in ordered.meshes()[0].indices() {
+        assert!(i <= next, "vertex {i} used before {next}");
+        next = next.max(i + 1);
+    }
+    let before = cache_misses(model.meshes()[0].indices(), 16);
+    let after = cache_misses(ordered.meshes()[0].indices(), 16);
+    assert!(after < before, "{after} misses after, {before} before");
+}
+
+#[test]
+fn a_corpus_model_optimises_and_saves() {
+    let dir = std::env::var_os("OSSA_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+        });
+    let path = dir.join("dpm/xon_zombie.dpm");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!(
+            "corpus not found at {}; skipping a_corpus_model_optimises_and_saves",
+            path.display()
+        );
+        return;
+    };
+    let model = Model::load(&bytes, &Default::default()).unwrap();
+    let (optimized, report) = model.optimized(OPTIMIZE_ALL).unwrap();
+    assert!(report.acmr_after < report.acmr_before, "{report:?}");
+    assert_eq!(drawn(&optimized), drawn(&model));
+    let saved = ossa::dpm::write(&optimized).unwrap();
+    let reloaded = Model::load(&saved, &Default::default()).unwrap();
+    assert_eq!(drawn(&reloaded), drawn(&model));
+    eprintln!("zombie: {report:?}");
+}
