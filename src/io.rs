@@ -34,7 +34,7 @@ pub(crate) fn contained(path: &str) -> Result<&str> {
         Ok(path)
     } else {
         Err(Error::invalid_argument(format!(
-            "{path:?} leaves the model's directory (absolute paths and `..` are not followed)"
+            "{path:?} points outside the files the model may read (absolute paths, drive letters, backslashes and `..` are not followed)"
         )))
     }
 }

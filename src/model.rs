@@ -510,7 +510,7 @@ impl Model {
     pub fn bind(meshes: &Model, skeleton: &Model) -> Result<Model> {
         let Some(slots) = &meshes.unbound else {
             return Err(Error::mismatch(format!(
-                "the {} model's meshes already have a skeleton",
+                "the {} model has no meshes waiting for a skeleton",
                 meshes.format.name()
             )));
         };
