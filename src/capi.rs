@@ -462,6 +462,7 @@ struct Options {
     max_bytes: u64,
     name: Option<String>,
     base_dir: Option<std::path::PathBuf>,
+    skeleton: Option<String>,
     io: Option<CallerIo>,
 }
 
@@ -474,6 +475,7 @@ impl Options {
             name: self.name.clone(),
             io: self.io.as_ref().map(|io| io as &dyn FileSystem),
             base_dir: self.base_dir.clone(),
+            skeleton: self.skeleton.clone(),
         }
     }
 }
@@ -524,6 +526,7 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
         max_bytes: o.max_bytes,
         name: c_str(o.name).map(|n| n.to_string_lossy().into_owned()),
         base_dir: c_str(o.base_dir).map(os_path),
+        skeleton: c_str(o.skeleton).map(|n| n.to_string_lossy().into_owned()),
         io,
     })
 }

@@ -115,6 +115,8 @@ pub struct LoadOptions<'a> {
     /// For [`load_file`] without `io`: the directory sidecars may be read from (default: the
     /// model's own). Nothing outside it is read.
     pub base_dir: Option<PathBuf>,
+    /// Which skeleton of a file that holds several (Sims CMX); None = the first.
+    pub skeleton: Option<String>,
 }
 
 impl std::fmt::Debug for LoadOptions<'_> {
@@ -126,6 +128,7 @@ impl std::fmt::Debug for LoadOptions<'_> {
             .field("name", &self.name)
             .field("io", &self.io.map(|_| "caller's filesystem"))
             .field("base_dir", &self.base_dir)
+            .field("skeleton", &self.skeleton)
             .finish()
     }
 }
