@@ -22,7 +22,7 @@ pub mod skin;
 pub mod synth;
 
 pub use error::{Detail, Error, ErrorCode, Result};
-pub use format::{Format, LoadOptions, Report, dpm, skm, validate};
+pub use format::{Format, LoadOptions, Report, cfp, cmx, dpm, sims_mesh, skm, validate};
 pub use math::Mat3x4;
 pub use model::{
     Animation, BONE_ATTACHMENT, Bone, BoneSlots, Extent, Frame, Influence, Mesh, MeshParts, Model,
@@ -48,6 +48,8 @@ impl Model {
             Format::Dpm => dpm::write(self),
             Format::Skm => skm::write_skm(self),
             Format::Skp => skm::write_skp(self),
+            Format::SimsSkn => format::sims_mesh::write_skn(self),
+            Format::SimsBmf => format::sims_mesh::write_bmf(self),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

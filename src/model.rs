@@ -128,9 +128,11 @@ pub struct Animation {
     pub looping: bool,
 }
 
-/// One bone's share of a vertex. `origin` and `normal` are in the bone's bind space and already
-/// multiplied by `weight`; `weight` multiplies only the bone's translation. The field order is
-/// DPM's, so that a SIMD kernel reads origin+weight and normal+bone as two 4-lane loads.
+/// One bone's share of a vertex: skinning adds `R origin + weight t` to the position and
+/// `R normal` to the normal, `[R | t]` the bone's model-space matrix. `origin` is in the bone's
+/// bind space, already multiplied by `weight`; so is `normal` in DPM and SKM, while a Sims
+/// vertex keeps its real normal whole on its real bone and none on its blend bone. The field
+/// order is DPM's, so that a SIMD kernel reads origin+weight and normal+bone as two 4-lane loads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Influence {

@@ -1,7 +1,10 @@
 //! Format detection and the loaders, one module per format; each turns bytes into [`ModelParts`].
 
 mod binary;
+pub mod cfp;
+pub mod cmx;
 pub mod dpm;
+pub mod sims_mesh;
 pub mod skm;
 
 use std::path::{Path, PathBuf};
@@ -254,6 +257,10 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
         Format::Dpm => dpm::read(data, checker),
         Format::Skm => skm::read_skm(data, checker),
         Format::Skp => skm::read_skp(data, checker),
+        Format::SimsCmx => cmx::read_cmx(data, checker, options.skeleton.as_deref()),
+        Format::SimsBcf => cmx::read_bcf(data, checker, options.skeleton.as_deref()),
+        Format::SimsSkn => sims_mesh::read_skn(data, checker),
+        Format::SimsBmf => sims_mesh::read_bmf(data, checker),
         other => Err(Error::unsupported(format!(
             "{} files are not supported by this version of ossa",
             other.name()

@@ -1,0 +1,668 @@
+//! The Sims 1 character files: CMX text and its binary twin BCF (`.cmx.bcf`). One file holds any
+//! number of skeletons, suits (which skins go on which bones) and skills (animations whose
+//! numbers live in a CFP file, see [`cfp`](crate::format::cfp)).
+//!
+//! Layout (FORMATS §4.2; ts1-blender-io `cmx.py`/`bcf.py`; Don Hopkins' description of the
+//! format), the same fields in the same order in both encodings:
+//! ```text
+//! skeleton count; per skeleton: name, bone count, bones
+//!   bone: name, parent name ("NULL" for a root), property lists, translation (3 floats),
+//!         rotation (quaternion x, y, z, w), can-translate, can-rotate, can-blend (flags),
+//!         wiggle value, wiggle power (floats)
+//! suit count; per suit: name, type, property lists, skin count, skins
+//!   skin: bone name, skin (mesh) name, censor flags, property lists
+//! skill count; per skill: name, animation (CFP) name, duration (ms), distance, moving flag,
+//!   translation count, rotation count, motion count, motions
+//!   motion: bone name, frame count, duration, has-translation, has-rotation,
+//!           translation offset, rotation offset (-1 when unused), property lists,
+//!           time property lists
+//! property lists: count; per list: property count; per property: key, value
+//! time property lists: count; per list: count; per entry: time (ms), properties
+//! ```
+//! Text: a `//` comment line, `version 300`, then one value per line and vectors as
+//! `| x y z |`; a line starting with `//` is a comment wherever it is. Version 200 (1998
+//! prototype files) bones have no property lists (a count standing where the translation would is
+//! read anyway) and two flags (can-translate, can-rotate) after the rotation, and no wiggle
+//! values; the rest is as in version 300. BCF: no version line;
+//! little-endian u32 counts and flags, i32 offsets, f32 numbers, and counted strings.
+//!
+//! Where ts1-blender-io reads a suit's and a skin's last number as an unknown value, Don Hopkins
+//! names it "has props" followed by the properties: it is read here as a count of property lists,
+//! which gives the same result for every value real files hold (0 or 1).
+//!
+//! A skeleton becomes a model: bones in file order, parents found by name among the bones before
+//! (a parent must come first), one frame "rest" with local poses `T(t) * R(q)^T` (FORMATS §4.3:
+//! the rotation is the transpose of the textbook matrix of (x, y, z, w)), y up and left-handed.
+//! A file without a skeleton (a suit or skill file) loads as a model with no bones; [`parse`]
+//! gives everything the file holds.
+
+mod skill;
+mod source;
+
+use glam::Quat;
+
+use crate::error::{Error, Result};
+use crate::format::{Checker, Format, LoadOptions};
+use crate::math::Mat3x4;
+use crate::model::{self, Frame, ModelParts, Name};
+
+pub use skill::{skill_frames, with_skill};
+use source::{Binary, Mark, Record, Source, Text};
+
+/// The name a root bone gives as its parent.
+const NO_PARENT: &[u8] = b"NULL";
+
+/// Everything a character file holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CharacterFile {
+    /// 300 or 200 for text; None for BCF, which has no version.
+    pub version: Option<u32>,
+    pub skeletons: Vec<Skeleton>,
+    pub suits: Vec<Suit>,
+    pub skills: Vec<Skill>,
+    /// What the default mode tolerated.
+    pub warnings: Vec<String>,
+}
+
+/// A key and a value; keys need not be unique.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    pub key: Name,
+    pub value: Name,
+}
+
+pub type PropertyList = Vec<Property>;
+
+/// Properties that take effect at a time (ms) of a motion, e.g. `footstep`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeProperty {
+    pub time: u32,
+    pub properties: PropertyList,
+}
+
+pub type TimePropertyList = Vec<TimeProperty>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    pub name: Name,
+    pub bones: Vec<Bone>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    pub name: Name,
+    /// The parent's name; None for a root (`NULL` in the file).
+    pub parent: Option<Name>,
+    /// The parent's index in the skeleton (always an earlier bone), -1 for a root.
+    pub parent_index: i32,
+    pub translation: [f32; 3],
+    /// Unit quaternion (x, y, z, w), normalised on load; it rotates as `R(q)^T`.
+    pub rotation: [f32; 4],
+    pub can_translate: bool,
+    pub can_rotate: bool,
+    /// Always false in version 200 files, which do not have the flag.
+    pub can_blend: bool,
+    pub wiggle_value: f32,
+    pub wiggle_power: f32,
+    pub property_lists: Vec<PropertyList>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suit {
+    pub name: Name,
+    pub suit_type: u32,
+    pub property_lists: Vec<PropertyList>,
+    pub skins: Vec<Skin>,
+}
+
+/// A mesh (`.skn`/`.bmf` file name without extension) attached to a bone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    pub bone: Name,
+    pub name: Name,
+    pub censor_flags: u32,
+    pub property_lists: Vec<PropertyList>,
+}
+
+/// An animation: its numbers are in the CFP file named `animation`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skill {
+    pub name: Name,
+    /// The CFP file's name without extension.
+    pub animation: Name,
+    /// Milliseconds.
+    pub duration: f32,
+    /// How far the character travels in one play (walks).
+    pub distance: f32,
+    pub moving: bool,
+    /// Translations (3 values each) the CFP holds.
+    pub translation_count: u32,
+    /// Rotations (4 values each) the CFP holds.
+    pub rotation_count: u32,
+    pub motions: Vec<Motion>,
+}
+
+impl Skill {
+    /// The number of values the skill's CFP decodes to.
+    pub fn value_count(&self) -> u64 {
+        self.translation_count as u64 * 3 + self.rotation_count as u64 * 4
+    }
+}
+
+/// One bone's part of a skill: frame `f` reads translation `translation_offset + f` and
+/// rotation `rotation_offset + f` of the skill's CFP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Motion {
+    pub bone: Name,
+    pub frame_count: u32,
+    /// Milliseconds.
+    pub duration: f32,
+    pub has_translation: bool,
+    pub has_rotation: bool,
+    /// -1 when unused.
+    pub translation_offset: i32,
+    /// -1 when unused.
+    pub rotation_offset: i32,
+    pub property_lists: Vec<PropertyList>,
+    pub time_property_lists: Vec<TimePropertyList>,
+}
+
+/// Whether `data` is CMX text rather than BCF: text starts (after an optional UTF-8 mark and
+/// blanks) with a `//` comment or the `version` line. A BCF starts with a little-endian skeleton
+/// count, which would have to exceed 0x2f2f to look like `//`.
+pub fn is_text(data: &[u8]) -> bool {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    let start = data.trim_ascii_start();
+    start.starts_with(b"//")
+        || start
+            .get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"version"))
+}
+
+/// Parses a character file, text or binary (see [`is_text`]), in the default mode: what real
+/// files do that is off the rules becomes a warning in [`CharacterFile::warnings`].
+pub fn parse(data: &[u8]) -> Result<CharacterFile> {
+    if is_text(data) {
+        parse_text(data)
+    } else {
+        parse_bcf(data)
+    }
+}
+
+/// Parses CMX text.
+pub fn parse_text(data: &[u8]) -> Result<CharacterFile> {
+    let mut ck = Checker::new(&LoadOptions::default(), false);
+    let mut file = read_text(data, &mut ck)?;
+    file.warnings = ck.warnings;
+    Ok(file)
+}
+
+/// Parses a BCF.
+pub fn parse_bcf(data: &[u8]) -> Result<CharacterFile> {
+    let mut ck = Checker::new(&LoadOptions::default(), false);
+    let mut file = read_binary(data, &mut ck)?;
+    file.warnings = ck.warnings;
+    Ok(file)
+}
+
+fn read_text(data: &[u8], ck: &mut Checker) -> Result<CharacterFile> {
+    let mut s = Text::new(data)?;
+    let version = s.version();
+    let mut file = walk(&mut s, ck, version)?;
+    file.version = Some(version);
+    Ok(file)
+}
+
+fn read_binary(data: &[u8], ck: &mut Checker) -> Result<CharacterFile> {
+    let mut s = Binary::new(data)?;
+    walk(&mut s, ck, 300)
+}
+
+/// The model of a CMX's skeleton: `skeleton` names it, or the first is taken.
+pub(crate) fn read_cmx(
+    data: &[u8],
+    ck: &mut Checker,
+    skeleton: Option<&str>,
+) -> Result<ModelParts> {
+    let file = read_text(data, ck)?;
+    model_parts(&file, Format::SimsCmx, skeleton, ck)
+}
+
+/// The model of a BCF's skeleton, as [`read_cmx`].
+pub(crate) fn read_bcf(
+    data: &[u8],
+    ck: &mut Checker,
+    skeleton: Option<&str>,
+) -> Result<ModelParts> {
+    let file = read_binary(data, ck)?;
+    model_parts(&file, Format::SimsBcf, skeleton, ck)
+}
+
+/// The local pose of a Sims bone: `T(t) * R(q)^T`, and `R(q)^T = R(conj q)` for a unit `q`.
+pub fn local_pose(translation: [f32; 3], rotation: [f32; 4]) -> Mat3x4 {
+    let [x, y, z, w] = rotation;
+    Mat3x4::from_rotation_translation(Quat::from_xyzw(x, y, z, w).conjugate(), translation)
+}
+
+impl CharacterFile {
+    /// The skeleton named `name` (exactly, else ignoring ASCII case), or the first for None.
+    pub fn find_skeleton(&self, name: Option<&str>) -> Result<Option<&Skeleton>> {
+        let Some(name) = name else {
+            return Ok(self.skeletons.first());
+        };
+        let exact = self
+            .skeletons
+            .iter()
+            .find(|s| s.name.as_bytes() == name.as_bytes());
+        let found = exact.or_else(|| {
+            self.skeletons
+                .iter()
+                .find(|s| s.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+        });
+        match found {
+            Some(s) => Ok(Some(s)),
+            None => {
+                let names: Vec<String> =
+                    self.skeletons.iter().map(|s| s.name.to_string()).collect();
+                Err(Error::not_found(format!(
+                    "the file has no skeleton named {name:?} (it has {})",
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                )))
+            }
+        }
+    }
+}
+
+fn model_parts(
+    file: &CharacterFile,
+    format: Format,
+    skeleton: Option<&str>,
+    ck: &mut Checker,
+) -> Result<ModelParts> {
+    let mut parts = ModelParts::new(format);
+    parts.up_axis = 1;
+    parts.handedness = -1;
+    let Some(sk) = file.find_skeleton(skeleton)? else {
+        // A suit or skill file: nothing to pose; `parse` gives its suits and skills.
+        return Ok(parts);
+    };
+    let nb = sk.bones.len() as u64;
+    ck.reserve(
+        nb * (std::mem::size_of::<model::Bone>() as u64 + 2 * 48 + 16),
+        "the skeleton",
+    )?;
+    parts.bones = sk
+        .bones
+        .iter()
+        .map(|b| model::Bone {
+            name: b.name.clone(),
+            parent: b.parent_index,
+            flags: 0,
+        })
+        .collect();
+    parts.poses = sk
+        .bones
+        .iter()
+        .map(|b| local_pose(b.translation, b.rotation))
+        .collect();
+    if !parts.bones.is_empty() {
+        parts.frames.push(Frame::named("rest"));
+    }
+    Ok(parts)
+}
+
+/// Reads a float and reports NaN or infinity (0 stands in when validating).
+fn finite<S: Source>(s: &mut S, ck: &mut Checker, what: &dyn Fn() -> String) -> Result<f32> {
+    let mark = s.mark();
+    let v = s.f32(what)?;
+    if v.is_finite() {
+        return Ok(v);
+    }
+    ck.problem(mark.put(Error::malformed(format!(
+        "{}: {v} is not a finite number",
+        what()
+    ))))?;
+    Ok(0.0)
+}
+
+fn finite_floats<S: Source, const N: usize>(
+    s: &mut S,
+    ck: &mut Checker,
+    what: &dyn Fn() -> String,
+) -> Result<[f32; N]> {
+    let mark = s.mark();
+    let mut v = s.floats::<N>(what)?;
+    if let Some(bad) = v.iter().find(|x| !x.is_finite()) {
+        ck.problem(mark.put(Error::malformed(format!(
+            "{}: {bad} is not a finite number",
+            what()
+        ))))?;
+        v = [0.0; N];
+    }
+    Ok(v)
+}
+
+fn flag<S: Source>(s: &mut S, what: &dyn Fn() -> String) -> Result<bool> {
+    Ok(s.u32(what)? != 0)
+}
+
+fn walk<S: Source>(s: &mut S, ck: &mut Checker, version: u32) -> Result<CharacterFile> {
+    let mut file = CharacterFile::default();
+    let n = s.count(Record::Skeleton, &|| "skeleton count".to_owned())?;
+    file.skeletons.reserve(n);
+    for i in 0..n {
+        file.skeletons.push(read_skeleton(s, ck, version, i)?);
+    }
+    let n = s.count(Record::Suit, &|| "suit count".to_owned())?;
+    file.suits.reserve(n);
+    for i in 0..n {
+        file.suits.push(read_suit(s, i)?);
+    }
+    let n = s.count(Record::Skill, &|| "skill count".to_owned())?;
+    file.skills.reserve(n);
+    for i in 0..n {
+        file.skills.push(read_skill(s, ck, i)?);
+    }
+    s.finish(ck)?;
+    Ok(file)
+}
+
+fn read_properties<S: Source>(s: &mut S, what: &dyn Fn() -> String) -> Result<PropertyList> {
+    let n = s.count(Record::Property, &|| format!("{}: property count", what()))?;
+    let mut list = Vec::with_capacity(n);
+    for p in 0..n {
+        let key = s.string(&|| format!("{} property {p} key", what()))?;
+        let value = s.string(&|| format!("{} property {p} value", what()))?;
+        list.push(Property { key, value });
+    }
+    Ok(list)
+}
+
+fn read_property_lists<S: Source>(
+    s: &mut S,
+    what: &dyn Fn() -> String,
+) -> Result<Vec<PropertyList>> {
+    let n = s.count(Record::PropertyList, &|| {
+        format!("{}: property list count", what())
+    })?;
+    let mut lists = Vec::with_capacity(n);
+    for l in 0..n {
+        lists.push(read_properties(s, &|| {
+            format!("{} property list {l}", what())
+        })?);
+    }
+    Ok(lists)
+}
+
+fn read_time_property_lists<S: Source>(
+    s: &mut S,
+    what: &dyn Fn() -> String,
+) -> Result<Vec<TimePropertyList>> {
+    let n = s.count(Record::TimePropertyList, &|| {
+        format!("{}: time property list count", what())
+    })?;
+    let mut lists = Vec::with_capacity(n);
+    for l in 0..n {
+        let at = |e: usize| format!("{} time property list {l} entry {e}", what());
+        let m = s.count(Record::TimeProperty, &|| {
+            format!("{} time property list {l}: entry count", what())
+        })?;
+        let mut list = Vec::with_capacity(m);
+        for e in 0..m {
+            let time = s.u32(&|| format!("{}: time", at(e)))?;
+            let properties = read_properties(s, &|| at(e))?;
+            list.push(TimeProperty { time, properties });
+        }
+        lists.push(list);
+    }
+    Ok(lists)
+}
+
+fn read_skeleton<S: Source>(
+    s: &mut S,
+    ck: &mut Checker,
+    version: u32,
+    i: usize,
+) -> Result<Skeleton> {
+    let name = s.string(&|| format!("skeleton {i} name"))?;
+    let sk = |name: &Name| format!("skeleton {i} ({name})");
+    let n = s.count(Record::Bone, &|| format!("{}: bone count", sk(&name)))?;
+    let mut bones: Vec<Bone> = Vec::with_capacity(n);
+    let mut marks = Vec::with_capacity(n);
+    for b in 0..n {
+        let (bone, m) = read_bone(s, ck, version, &|| format!("{} bone {b}", sk(&name)))?;
+        bones.push(bone);
+        marks.push(m);
+    }
+    // Parents by name among the bones before; names must be unique for that to mean anything.
+    for b in 0..bones.len() {
+        let Some((before, rest)) = bones.split_at_checked(b) else {
+            continue;
+        };
+        let Some(bone) = rest.first() else { continue };
+        let (name_mark, mark) = marks
+            .get(b)
+            .copied()
+            .unwrap_or((Mark::Line(0), Mark::Line(0)));
+        if let Some(dup) = before.iter().position(|o| o.name == bone.name) {
+            ck.problem(name_mark.put(Error::malformed(format!(
+                "{} bone {b}: name `{}` is bone {dup}'s too",
+                sk(&name),
+                bone.name
+            ))))?;
+        }
+        let Some(parent) = &bone.parent else { continue };
+        let index = before.iter().position(|o| &o.name == parent).or_else(|| {
+            before
+                .iter()
+                .position(|o| o.name.as_bytes().eq_ignore_ascii_case(parent.as_bytes()))
+        });
+        let index = match index {
+            Some(p) => p as i32,
+            None => {
+                let later = rest.iter().skip(1).any(|o| &o.name == parent);
+                ck.problem(mark.put(Error::malformed(format!(
+                    "{} bone {b} ({}): parent `{parent}` {}",
+                    sk(&name),
+                    bone.name,
+                    if later {
+                        "comes after the bone (a parent must come first)"
+                    } else {
+                        "is not a bone of the skeleton"
+                    }
+                ))))?;
+                -1
+            }
+        };
+        if let Some(bone) = bones.get_mut(b) {
+            bone.parent_index = index;
+        }
+    }
+    Ok(Skeleton { name, bones })
+}
+
+/// A bone, and where its name and its parent's name sit (for the errors found once all bones
+/// are read).
+fn read_bone<S: Source>(
+    s: &mut S,
+    ck: &mut Checker,
+    version: u32,
+    what: &dyn Fn() -> String,
+) -> Result<(Bone, (Mark, Mark))> {
+    let name_mark = s.mark();
+    let name = s.string(&|| format!("{}: name", what()))?;
+    let at = |field: &str| format!("{} ({name}): {field}", what());
+    if name.is_empty() {
+        ck.problem(name_mark.put(Error::malformed(format!("{}: the name is empty", what()))))?;
+    }
+    let parent_mark = s.mark();
+    let parent = s.string(&|| at("parent"))?;
+    let parent = (parent.as_bytes() != NO_PARENT).then_some(parent);
+    let property_lists = if version == 200 && s.vector_next() {
+        Vec::new()
+    } else {
+        read_property_lists(s, &|| at("bone"))?
+    };
+    let translation = finite_floats::<S, 3>(s, ck, &|| at("translation"))?;
+    let rot_mark = s.mark();
+    let raw = finite_floats::<S, 4>(s, ck, &|| at("rotation"))?;
+    let rotation = match normalised(raw) {
+        Some(q) => q,
+        None => {
+            ck.problem(rot_mark.put(Error::malformed(format!(
+                "{}: quaternion {raw:?} has no length",
+                at("rotation")
+            ))))?;
+            [0.0, 0.0, 0.0, 1.0]
+        }
+    };
+    let can_translate = flag(s, &|| at("can-translate flag"))?;
+    let can_rotate = flag(s, &|| at("can-rotate flag"))?;
+    let (can_blend, wiggle_value, wiggle_power) = if version == 200 {
+        (false, 0.0, 0.0)
+    } else {
+        (
+            flag(s, &|| at("can-blend flag"))?,
+            finite(s, ck, &|| at("wiggle value"))?,
+            finite(s, ck, &|| at("wiggle power"))?,
+        )
+    };
+    Ok((
+        Bone {
+            name,
+            parent,
+            parent_index: -1,
+            translation,
+            rotation,
+            can_translate,
+            can_rotate,
+            can_blend,
+            wiggle_value,
+            wiggle_power,
+            property_lists,
+        },
+        (name_mark, parent_mark),
+    ))
+}
+
+/// `q` scaled to unit length (computed in f64), or None for a zero or unusable length.
+pub(crate) fn normalised(q: [f32; 4]) -> Option<[f32; 4]> {
+    let len = q.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt();
+    if !(len > 1e-12 && len.is_finite()) {
+        return None;
+    }
+    Some(q.map(|v| (v as f64 / len) as f32))
+}
+
+fn read_suit<S: Source>(s: &mut S, i: usize) -> Result<Suit> {
+    let name = s.string(&|| format!("suit {i} name"))?;
+    let at = |field: &str| format!("suit {i} ({name}){field}");
+    let suit_type = s.u32(&|| at(": type"))?;
+    let property_lists = read_property_lists(s, &|| at(""))?;
+    let n = s.count(Record::Skin, &|| at(": skin count"))?;
+    let mut skins = Vec::with_capacity(n);
+    for k in 0..n {
+        let skin = |field: &str| at(&format!(" skin {k}{field}"));
+        let bone = s.string(&|| skin(": bone name"))?;
+        let name = s.string(&|| skin(": skin name"))?;
+        let censor_flags = s.u32(&|| skin(": censor flags"))?;
+        let property_lists = read_property_lists(s, &|| skin(""))?;
+        skins.push(Skin {
+            bone,
+            name,
+            censor_flags,
+            property_lists,
+        });
+    }
+    Ok(Suit {
+        name,
+        suit_type,
+        property_lists,
+        skins,
+    })
+}
+
+fn read_skill<S: Source>(s: &mut S, ck: &mut Checker, i: usize) -> Result<Skill> {
+    let name = s.string(&|| format!("skill {i} name"))?;
+    let at = |field: &str| format!("skill {i} ({name}){field}");
+    let animation = s.string(&|| at(": animation name"))?;
+    let duration = finite(s, ck, &|| at(": duration"))?;
+    let distance = finite(s, ck, &|| at(": distance"))?;
+    let moving = flag(s, &|| at(": moving flag"))?;
+    let translation_count = s.u32(&|| at(": translation count"))?;
+    let rotation_count = s.u32(&|| at(": rotation count"))?;
+    let n = s.count(Record::Motion, &|| at(": motion count"))?;
+    let mut motions = Vec::with_capacity(n);
+    for m in 0..n {
+        motions.push(read_motion(
+            s,
+            ck,
+            (translation_count, rotation_count),
+            &|| at(&format!(" motion {m}")),
+        )?);
+    }
+    Ok(Skill {
+        name,
+        animation,
+        duration,
+        distance,
+        moving,
+        translation_count,
+        rotation_count,
+        motions,
+    })
+}
+
+/// Whether frames `offset..offset + frames` lie inside a list of `len`.
+fn run_fits(offset: i32, frames: u32, len: u32) -> bool {
+    offset >= 0 && offset as u64 + frames as u64 <= len as u64
+}
+
+fn read_motion<S: Source>(
+    s: &mut S,
+    ck: &mut Checker,
+    (translations, rotations): (u32, u32),
+    what: &dyn Fn() -> String,
+) -> Result<Motion> {
+    let bone = s.string(&|| format!("{}: bone name", what()))?;
+    let at = |field: &str| format!("{} ({bone}){field}", what());
+    let frame_count = s.u32(&|| at(": frame count"))?;
+    let duration = finite(s, ck, &|| at(": duration"))?;
+    let mut has_translation = flag(s, &|| at(": has-translation flag"))?;
+    let mut has_rotation = flag(s, &|| at(": has-rotation flag"))?;
+    let t_mark = s.mark();
+    let translation_offset = s.i32(&|| at(": translation offset"))?;
+    let r_mark = s.mark();
+    let rotation_offset = s.i32(&|| at(": rotation offset"))?;
+    if has_translation && !run_fits(translation_offset, frame_count, translations) {
+        ck.problem(t_mark.put(Error::malformed(format!(
+            "{}: translations {translation_offset}+{frame_count} do not fit the skill's {translations}",
+            at("")
+        ))))?;
+        has_translation = false;
+    }
+    if has_rotation && !run_fits(rotation_offset, frame_count, rotations) {
+        ck.problem(r_mark.put(Error::malformed(format!(
+            "{}: rotations {rotation_offset}+{frame_count} do not fit the skill's {rotations}",
+            at("")
+        ))))?;
+        has_rotation = false;
+    }
+    let property_lists = read_property_lists(s, &|| at(""))?;
+    let time_property_lists = read_time_property_lists(s, &|| at(""))?;
+    Ok(Motion {
+        bone,
+        frame_count,
+        duration,
+        has_translation,
+        has_rotation,
+        translation_offset,
+        rotation_offset,
+        property_lists,
+        time_property_lists,
+    })
+}

@@ -1,0 +1,250 @@
+//! A skill played on a skeleton: its motions sampled into frames of parent-relative poses.
+//!
+//! Time: a skill's `N` frames (its motions' frame count) spread evenly over its duration, frame
+//! `i` at `i * duration / N` ms, so it plays at `N * 1000 / duration` frames a second. That is how
+//! the original playback maps time to frames (VitaMoo's `Practice`: frame = frames x elapsed
+//! fraction), and it puts the retail skills at 29.9 to 30.3 fps (ts1-blender-io imports at 30,
+//! 33.3 ms a frame). A motion with fewer frames than the skill is stretched over the same
+//! duration and interpolated: translations linearly, rotations by slerp of hemisphere-aligned
+//! quaternions; past its last frame it holds.
+//!
+//! Poses: a motion replaces its bone's translation, rotation or both; what it leaves alone, and
+//! every bone no motion names, keeps the rest pose. Skill rotations use the rest pose's
+//! convention, `T(t) * R(q)^T` (FORMATS §4.3; VitaMoo negates w of every CFP rotation, the same
+//! transpose); on the corpus a walk cycle then keeps the lowest point of the feet within 0.1 of
+//! the floor on every frame, where the textbook `R(q)` lifts them above 2.
+
+use glam::Quat;
+
+use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
+use crate::error::{Error, Result};
+use crate::format::{DEFAULT_MAX_BYTES, cfp};
+use crate::math::Mat3x4;
+use crate::model::{Animation, Frame, Model, Name};
+
+/// The rate of a skill without a usable duration: the game's 33.3 ms frame.
+const DEFAULT_FPS: f32 = 30.0;
+
+/// One bone's motion, checked against the skill's values.
+struct Track {
+    bone: usize,
+    frames: usize,
+    translations: Option<usize>,
+    rotations: Option<usize>,
+}
+
+/// The bone a motion names: exactly, else ignoring ASCII case (as FreeSO matches names).
+fn find_bone(model: &Model, name: &Name) -> Option<usize> {
+    model
+        .find_bone(name.as_bytes())
+        .map(|b| b as usize)
+        .or_else(|| {
+            model
+                .bones()
+                .iter()
+                .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+        })
+}
+
+fn tracks(model: &Model, skill: &Skill) -> Result<(Vec<Track>, usize)> {
+    let mut tracks = Vec::new();
+    let mut frame_count = 0usize;
+    for (m, motion) in skill.motions.iter().enumerate() {
+        let what = || format!("skill {} motion {m} ({})", skill.name, motion.bone);
+        let frames = motion.frame_count;
+        if motion.has_translation
+            && !run_fits(motion.translation_offset, frames, skill.translation_count)
+        {
+            return Err(Error::malformed(format!(
+                "{}: translations {}+{frames} do not fit the skill's {}",
+                what(),
+                motion.translation_offset,
+                skill.translation_count
+            )));
+        }
+        if motion.has_rotation && !run_fits(motion.rotation_offset, frames, skill.rotation_count) {
+            return Err(Error::malformed(format!(
+                "{}: rotations {}+{frames} do not fit the skill's {}",
+                what(),
+                motion.rotation_offset,
+                skill.rotation_count
+            )));
+        }
+        if !(motion.has_translation || motion.has_rotation) || frames == 0 {
+            continue;
+        }
+        // Bounded by the value counts, which the CFP's length bounds once decoded.
+        frame_count = frame_count.max(frames as usize);
+        // Motions for bones the skeleton lacks are skipped, as the game and the tools do.
+        let Some(bone) = find_bone(model, &motion.bone) else {
+            continue;
+        };
+        tracks.push(Track {
+            bone,
+            frames: frames as usize,
+            translations: motion
+                .has_translation
+                .then_some(motion.translation_offset as usize),
+            rotations: motion
+                .has_rotation
+                .then_some(motion.rotation_offset as usize),
+        });
+    }
+    Ok((tracks, frame_count))
+}
+
+/// The frames of skill `skill` of `character` played on `skeleton` (a model loaded from a CMX or
+/// BCF skeleton), reading its values from `cfp`: the frames, their poses (frame-major, one per
+/// bone of `skeleton`) and the scene. The scene's first frame is the index the frames get when
+/// appended after the skeleton's own frames, as [`with_skill`] does.
+pub fn skill_frames(
+    skeleton: &Model,
+    character: &CharacterFile,
+    skill: usize,
+    cfp: &[u8],
+) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
+    let s = character.skills.get(skill).ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "skill {skill} out of range (the file has {} skills)",
+            character.skills.len()
+        ))
+    })?;
+    let rest = skeleton
+        .skeleton()
+        .frame_poses(0)
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| {
+            Error::mismatch(format!(
+                "the {} model has no skeleton to play skill {} on",
+                skeleton.format().name(),
+                s.name
+            ))
+        })?;
+    let (tracks, frame_count) = tracks(skeleton, s)?;
+    if frame_count == 0 {
+        return Err(Error::malformed(format!(
+            "skill {} has no motion with frames of translations or rotations",
+            s.name
+        )));
+    }
+    if tracks.is_empty() {
+        return Err(Error::mismatch(format!(
+            "no motion of skill {} names a bone of the skeleton",
+            s.name
+        )));
+    }
+    let (translations, rotations) =
+        cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
+            .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))?;
+
+    let nb = rest.len();
+    let pose_bytes = (frame_count as u64)
+        .saturating_mul(nb as u64)
+        .saturating_mul(std::mem::size_of::<Mat3x4>() as u64);
+    if pose_bytes > DEFAULT_MAX_BYTES {
+        return Err(Error::limit(format!(
+            "skill {}: {frame_count} frames of {nb} bones need {pose_bytes} bytes, more than {DEFAULT_MAX_BYTES}",
+            s.name
+        )));
+    }
+    let unit = |index: usize| -> Result<Quat> {
+        let q = rotations
+            .get(index)
+            .copied()
+            .unwrap_or([0.0, 0.0, 0.0, 1.0]);
+        normalised(q).map(Quat::from_array).ok_or_else(|| {
+            Error::malformed(format!(
+                "skill {}: rotation {index} {q:?} has no length",
+                s.name
+            ))
+        })
+    };
+
+    let mut poses = Vec::with_capacity(frame_count * nb);
+    for i in 0..frame_count {
+        let base = poses.len();
+        poses.extend_from_slice(rest);
+        for t in &tracks {
+            // Where frame i falls in this motion's own frames.
+            let (k0, k1, f) = if t.frames == frame_count {
+                (i, i, 0.0f32)
+            } else {
+                let u = i as f64 * t.frames as f64 / frame_count as f64;
+                let k0 = (u.floor() as usize).min(t.frames - 1);
+                (k0, (k0 + 1).min(t.frames - 1), (u - k0 as f64) as f32)
+            };
+            let Some(pose) = poses.get_mut(base + t.bone) else {
+                continue;
+            };
+            let translation = match t.translations {
+                Some(o) => {
+                    let a = translations.get(o + k0).copied().unwrap_or_default();
+                    let b = translations.get(o + k1).copied().unwrap_or_default();
+                    [0, 1, 2].map(|c| a[c] + (b[c] - a[c]) * f)
+                }
+                None => pose.translation(),
+            };
+            match t.rotations {
+                Some(o) => {
+                    let a = unit(o + k0)?;
+                    let mut b = unit(o + k1)?;
+                    if a.dot(b) < 0.0 {
+                        b = -b;
+                    }
+                    let q = if f == 0.0 {
+                        a
+                    } else {
+                        a.slerp(b, f).normalize()
+                    };
+                    *pose = local_pose(translation, q.to_array());
+                }
+                None => {
+                    pose.m[3] = translation[0];
+                    pose.m[7] = translation[1];
+                    pose.m[11] = translation[2];
+                }
+            }
+        }
+    }
+    let frames = (0..frame_count)
+        .map(|i| Frame::named(&format!("{} {i}", s.name)))
+        .collect();
+    let fps = if s.duration.is_finite() && s.duration > 0.0 {
+        (frame_count as f64 * 1000.0 / s.duration as f64) as f32
+    } else {
+        DEFAULT_FPS
+    };
+    let animation = Animation {
+        name: s.name.clone(),
+        first_frame: u32::try_from(skeleton.frames().len()).unwrap_or(u32::MAX),
+        frame_count: u32::try_from(frame_count).unwrap_or(u32::MAX),
+        fps: if fps.is_finite() && fps > 0.0 {
+            fps
+        } else {
+            DEFAULT_FPS
+        },
+        // Nothing in the files says whether a skill loops (the game's scripts decide); Maxis
+        // names every looping skill `...loop`.
+        looping: s
+            .name
+            .to_string_lossy()
+            .to_ascii_lowercase()
+            .contains("loop"),
+    };
+    Ok((frames, poses, animation))
+}
+
+/// A new model: `skeleton` with the frames and scene of a skill appended after its own frames.
+pub fn with_skill(
+    skeleton: &Model,
+    character: &CharacterFile,
+    skill: usize,
+    cfp: &[u8],
+) -> Result<Model> {
+    let (frames, poses, animation) = skill_frames(skeleton, character, skill, cfp)?;
+    let mut parts = skeleton.to_parts();
+    parts.frames.extend(frames);
+    parts.poses.extend(poses);
+    parts.animations.push(animation);
+    Model::from_parts(parts)
+}

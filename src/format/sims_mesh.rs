@@ -1,0 +1,1401 @@
+//! The Sims 1 meshes: SKN (text) and BMF, its little-endian binary twin (FORMATS §4.1, §4.4,
+//! §4.5).
+//!
+//! Both hold one mesh in sections: skin name, texture name (`x` = none), bone names, faces
+//! (indices into the real vertices, already front-facing along `(b - a) x (c - a)`), bindings
+//! (`bone first_real real_count first_blend blend_count`), one uv per real vertex, blends
+//! (`vertex weight` in SKN, `weight vertex` in BMF), then the real vertices followed by one blend
+//! vertex per blend (position and normal, each in its binding's bone space). BMF strings are a
+//! length byte and that many Windows-1252 bytes; its counts and indices are `u32`, its numbers
+//! `f32`, and a binding's `first_blend` is signed (-1 when it has no blends).
+//!
+//! A blend pulls its target (a real vertex) towards its blend vertex: skinned, the target lands
+//! at `(1 - w) A_real p + w A_blend q` with `w = raw / 32768`. Such a vertex becomes two
+//! influences, `{(1 - w) p, 1 - w, n}` on its own bone and `{w q, w, 0}` on the blend's bone:
+//! the tools light it with its real normal only, so the blend vertex's normal is not kept. The
+//! file names its bones and has no skeleton of its own: the mesh loads unbound
+//! ([`BoneSlots::ByName`]) and [`Model::bind`] finds the names in a skeleton.
+//!
+//! Every count is checked against the bytes left before anything is allocated for it, so what a
+//! file makes the loader allocate is bounded by the file's size.
+
+use std::ops::Range;
+
+use byteorder::LittleEndian;
+
+use crate::cursor::{Cursor, f32_at, u32_at};
+use crate::error::{Error, Result, ResultExt};
+use crate::format::binary::{put_f32, put_u32};
+use crate::format::{Checker, Format};
+use crate::model::{BoneSlots, Influence, Mesh, MeshParts, Model, ModelParts, Name};
+
+type Le = LittleEndian;
+
+/// A blend weight of 1: weights are 1.15 fixed point (FORMATS §4.4).
+const WEIGHT_ONE: u32 = 32768;
+/// No binding owns this vertex or blend.
+const NONE: u32 = u32::MAX;
+/// The longest text shown from a line in a message.
+const SHOWN: usize = 40;
+
+// BMF record sizes, and fields' byte offsets inside a record (used to place problems).
+const FACE_SIZE: u64 = 12;
+const BINDING_SIZE: u64 = 20;
+const UV_SIZE: u64 = 8;
+const BLEND_SIZE: u64 = 8;
+const VECTOR_SIZE: u64 = 24;
+const BINDING_BONE: u64 = 0;
+const BINDING_REAL: u64 = 4;
+const BINDING_BLEND: u64 = 12;
+const BLEND_WEIGHT: u64 = 0;
+const BLEND_VERTEX: u64 = 4;
+
+// The fewest bytes an SKN record line can take, newline included: one character per number and
+// a separator between numbers.
+const MIN_NAME_LINE: u64 = 1;
+const MIN_FACE_LINE: u64 = 6;
+const MIN_BINDING_LINE: u64 = 10;
+const MIN_UV_LINE: u64 = 4;
+const MIN_BLEND_LINE: u64 = 4;
+const MIN_VECTOR_LINE: u64 = 12;
+
+// Rough heap bytes per record of the loader's tables and of the model they become, for the
+// caller's memory limit.
+const COST_BONE: u64 = 48;
+const COST_FACE: u64 = 36;
+const COST_BINDING: u64 = 48;
+const COST_UV: u64 = 60;
+const COST_BLEND: u64 = 56;
+const COST_VECTOR: u64 = 24;
+
+/// Where a problem lies: a line of an SKN or a byte of a BMF.
+#[derive(Clone, Copy, Debug)]
+enum Loc {
+    Line(u32),
+    Byte(u64),
+}
+
+impl Loc {
+    fn mark(self, e: Error) -> Error {
+        match self {
+            Loc::Line(n) => e.on_line(n),
+            Loc::Byte(at) => e.at(at),
+        }
+    }
+}
+
+/// Where a table's records lie: SKN record `i` is line `start + i`; BMF record `i` starts at
+/// byte `start + i * stride`.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    text: bool,
+    start: u64,
+    stride: u64,
+}
+
+impl Place {
+    fn lines(first: u32) -> Place {
+        Place {
+            text: true,
+            start: first as u64,
+            stride: 0,
+        }
+    }
+
+    fn bytes(start: u64, stride: u64) -> Place {
+        Place {
+            text: false,
+            start,
+            stride,
+        }
+    }
+
+    /// The field at byte `field` of record `i` (in an SKN, the record's line).
+    fn at(self, i: usize, field: u64) -> Loc {
+        let i = i as u64;
+        if self.text {
+            Loc::Line(u32::try_from(self.start + i).unwrap_or(u32::MAX))
+        } else {
+            Loc::Byte(self.start + i * self.stride + field)
+        }
+    }
+}
+
+/// A binding as stored; the values are checked when the mesh is built.
+#[derive(Clone, Copy, Debug)]
+struct Binding {
+    bone: i64,
+    first_real: i64,
+    real_count: i64,
+    first_blend: i64,
+    blend_count: i64,
+}
+
+/// The sections of either file, read but not yet checked against each other.
+struct Raw {
+    name: Name,
+    texture: Name,
+    bones: Vec<Name>,
+    faces: Vec<[i64; 3]>,
+    faces_at: Place,
+    bindings: Vec<Binding>,
+    bindings_at: Place,
+    /// The binding count: problems with the bindings as a whole are reported there.
+    bindings_count_at: Loc,
+    uvs: Vec<[f32; 2]>,
+    uvs_at: Place,
+    /// Target vertex and raw weight.
+    blends: Vec<(i64, i64)>,
+    blends_at: Place,
+    vectors: Vec<[f32; 6]>,
+    vectors_at: Place,
+}
+
+/// Heap the load will need so far, checked against the caller's limit before each table.
+#[derive(Default)]
+struct Budget(u64);
+
+impl Budget {
+    fn add(&mut self, ck: &Checker, count: u32, cost: u64, at: Loc) -> Result<()> {
+        self.0 = self.0.saturating_add(count as u64 * cost);
+        ck.reserve(self.0, "the mesh").map_err(|e| at.mark(e))
+    }
+}
+
+/// Some text of a line, for a message.
+fn show(bytes: &[u8]) -> String {
+    let cut = bytes.get(..SHOWN).unwrap_or(bytes);
+    let text: String = String::from_utf8_lossy(cut).escape_debug().collect();
+    if cut.len() < bytes.len() {
+        format!("{text}...")
+    } else {
+        text
+    }
+}
+
+/// A name as a file stores it. A NUL would cut it short, so it is reported.
+fn checked_name(bytes: &[u8], what: &str, at: Loc, ck: &mut Checker) -> Result<Name> {
+    if bytes.contains(&0) {
+        ck.problem(at.mark(Error::malformed(format!(
+            "{what} `{}` holds a NUL byte",
+            show(bytes)
+        ))))?;
+    }
+    Ok(Name::new(bytes))
+}
+
+/// A bone name: it must not be empty, or nothing could bind it.
+fn bone_name(bytes: &[u8], i: usize, at: Loc, ck: &mut Checker) -> Result<Name> {
+    if bytes.is_empty() {
+        ck.problem(at.mark(Error::malformed(format!("bone {i}: the name is empty"))))?;
+    }
+    checked_name(bytes, &format!("bone {i}: the name"), at, ck)
+}
+
+// ---------------------------------------------------------------------------------------------
+// SKN
+// ---------------------------------------------------------------------------------------------
+
+/// The lines of a text file, LF or CRLF.
+struct Lines<'a> {
+    rest: &'a [u8],
+    /// The number of the line returned last (0 before the first).
+    line: u32,
+}
+
+impl<'a> Lines<'a> {
+    fn next(&mut self) -> Option<(u32, &'a [u8])> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                let (line, rest) = self.rest.split_at_checked(i).unwrap_or((self.rest, &[]));
+                (line, rest.get(1..).unwrap_or_default())
+            }
+            None => (self.rest, &[][..]),
+        };
+        self.rest = rest;
+        self.line = self.line.saturating_add(1);
+        Some((self.line, line.strip_suffix(b"\r").unwrap_or(line)))
+    }
+
+    /// The next line, which must hold `what`.
+    fn expect(&mut self, what: impl FnOnce() -> String) -> Result<(u32, &'a [u8])> {
+        let missing = self.line.saturating_add(1);
+        self.next().ok_or_else(|| {
+            Error::truncated(format!("the data ends where a line should hold {}", what()))
+                .on_line(missing)
+        })
+    }
+
+    /// A count line announcing records of at least `min_line` bytes each; fails when the bytes
+    /// left cannot hold them.
+    fn count(&mut self, what: &str, min_line: u64) -> Result<(u32, u32)> {
+        let (n, line) = self.expect(|| format!("the {what} count"))?;
+        let [field] = fields(line, n, || format!("the {what} count"), "a whole number")?;
+        let count = std::str::from_utf8(field)
+            .ok()
+            .and_then(|s| s.parse::<u32>().ok())
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "the {what} count: expected a whole number from 0 to {}, found `{}`",
+                    u32::MAX,
+                    show(field)
+                ))
+                .on_line(n)
+            })?;
+        let left = self.rest.len() as u64;
+        let need = (count as u64 * min_line).saturating_sub(1);
+        if need > left {
+            return Err(Error::truncated(format!(
+                "{count} {what} need at least {need} more bytes, the data has {left}"
+            ))
+            .on_line(n));
+        }
+        Ok((count, n))
+    }
+}
+
+/// The `N` whitespace-separated fields of a line (any run of spaces or tabs separates them);
+/// `layout` names them for a message.
+fn fields<'a, const N: usize>(
+    line: &'a [u8],
+    n: u32,
+    what: impl FnOnce() -> String,
+    layout: &str,
+) -> Result<[&'a [u8]; N]> {
+    let mut out: [&[u8]; N] = [&[]; N];
+    let mut found = 0usize;
+    for field in line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+    {
+        if let Some(slot) = out.get_mut(found) {
+            *slot = field;
+        }
+        found += 1;
+    }
+    if found != N {
+        return Err(Error::malformed(format!(
+            "{}: expected {N} field{} ({layout}), found {found}: `{}`",
+            what(),
+            if N == 1 { "" } else { "s" },
+            show(line)
+        ))
+        .on_line(n));
+    }
+    Ok(out)
+}
+
+fn int(field: &[u8], n: u32, what: impl FnOnce() -> String) -> Result<i64> {
+    std::str::from_utf8(field)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or_else(|| {
+            Error::malformed(format!(
+                "{}: expected a whole number, found `{}`",
+                what(),
+                show(field)
+            ))
+            .on_line(n)
+        })
+}
+
+/// A number as written; NaN and infinity are kept, for the checks to report with their place.
+fn float(field: &[u8], n: u32, what: impl FnOnce() -> String) -> Result<f32> {
+    std::str::from_utf8(field)
+        .ok()
+        .and_then(|s| s.parse::<f32>().ok())
+        .ok_or_else(|| {
+            Error::malformed(format!(
+                "{}: expected a number, found `{}`",
+                what(),
+                show(field)
+            ))
+            .on_line(n)
+        })
+}
+
+fn ints<const N: usize>(
+    line: &[u8],
+    n: u32,
+    what: impl Fn() -> String,
+    layout: &str,
+) -> Result<[i64; N]> {
+    let f = fields::<N>(line, n, &what, layout)?;
+    let mut out = [0i64; N];
+    for (o, field) in out.iter_mut().zip(f) {
+        *o = int(field, n, &what)?;
+    }
+    Ok(out)
+}
+
+fn floats<const N: usize>(
+    line: &[u8],
+    n: u32,
+    what: impl Fn() -> String,
+    layout: &str,
+) -> Result<[f32; N]> {
+    let f = fields::<N>(line, n, &what, layout)?;
+    let mut out = [0f32; N];
+    for (o, field) in out.iter_mut().zip(f) {
+        *o = float(field, n, &what)?;
+    }
+    Ok(out)
+}
+
+/// Reads a Sims SKN (text) mesh.
+pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    let mut lines = Lines {
+        rest: data,
+        line: 0,
+    };
+    let mut budget = Budget::default();
+    let (n, line) = lines.expect(|| "the skin name".into())?;
+    let name = checked_name(line.trim_ascii(), "the skin name", Loc::Line(n), ck)?;
+    let (n, line) = lines.expect(|| "the texture name".into())?;
+    let texture = checked_name(line.trim_ascii(), "the texture name", Loc::Line(n), ck)?;
+
+    let (count, n) = lines.count("bone names", MIN_NAME_LINE)?;
+    budget.add(ck, count, COST_BONE, Loc::Line(n))?;
+    let mut bones = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        let (n, line) = lines.expect(|| format!("the name of bone {i}"))?;
+        bones.push(bone_name(line.trim_ascii(), i, Loc::Line(n), ck)?);
+    }
+
+    let (count, n) = lines.count("faces", MIN_FACE_LINE)?;
+    budget.add(ck, count, COST_FACE, Loc::Line(n))?;
+    let faces_at = Place::lines(n + 1);
+    let mut faces = Vec::with_capacity(count as usize);
+    for t in 0..count as usize {
+        let what = || format!("face {t}");
+        let (n, line) = lines.expect(what)?;
+        faces.push(ints::<3>(line, n, what, "three vertex indices")?);
+    }
+
+    let (count, bindings_count_line) = lines.count("bindings", MIN_BINDING_LINE)?;
+    budget.add(ck, count, COST_BINDING, Loc::Line(bindings_count_line))?;
+    let bindings_at = Place::lines(bindings_count_line + 1);
+    let mut bindings = Vec::with_capacity(count as usize);
+    for j in 0..count as usize {
+        let what = || format!("binding {j}");
+        let layout = "bone, first real vertex, real vertex count, first blend, blend count";
+        let (n, line) = lines.expect(what)?;
+        let [bone, first_real, real_count, first_blend, blend_count] =
+            ints::<5>(line, n, what, layout)?;
+        bindings.push(Binding {
+            bone,
+            first_real,
+            real_count,
+            first_blend,
+            blend_count,
+        });
+    }
+
+    let (count, n) = lines.count("uvs", MIN_UV_LINE)?;
+    budget.add(ck, count, COST_UV, Loc::Line(n))?;
+    let uvs_at = Place::lines(n + 1);
+    let mut uvs = Vec::with_capacity(count as usize);
+    for v in 0..count as usize {
+        let what = || format!("uv {v}");
+        let (n, line) = lines.expect(what)?;
+        uvs.push(floats::<2>(line, n, what, "u, v")?);
+    }
+
+    let (count, n) = lines.count("blends", MIN_BLEND_LINE)?;
+    budget.add(ck, count, COST_BLEND, Loc::Line(n))?;
+    let blends_at = Place::lines(n + 1);
+    let mut blends = Vec::with_capacity(count as usize);
+    for k in 0..count as usize {
+        let what = || format!("blend {k}");
+        let (n, line) = lines.expect(what)?;
+        let [target, weight] = ints::<2>(line, n, what, "target vertex, weight")?;
+        blends.push((target, weight));
+    }
+
+    let (count, n) = lines.count("vectors", MIN_VECTOR_LINE)?;
+    let expected = uvs.len() as u64 + blends.len() as u64;
+    if count as u64 != expected {
+        return Err(Error::malformed(format!(
+            "the vector count is {count}, not the uv count {} plus the blend count {} \
+             (one vector per real vertex, then one per blend)",
+            uvs.len(),
+            blends.len()
+        ))
+        .on_line(n));
+    }
+    budget.add(ck, count, COST_VECTOR, Loc::Line(n))?;
+    let vectors_at = Place::lines(n + 1);
+    let mut vectors = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        let what = || format!("vector {i}");
+        let (n, line) = lines.expect(what)?;
+        vectors.push(floats::<6>(line, n, what, "position x y z, normal x y z")?);
+    }
+
+    // Blank lines may follow; anything else is not part of the mesh.
+    while let Some((n, line)) = lines.next() {
+        if !line.trim_ascii().is_empty() {
+            ck.problem(
+                Error::malformed(format!(
+                    "text after the last vector: `{}` (the mesh ends with its vectors)",
+                    show(line)
+                ))
+                .on_line(n),
+            )?;
+            break;
+        }
+    }
+
+    build(
+        Raw {
+            name,
+            texture,
+            bones,
+            faces,
+            faces_at,
+            bindings,
+            bindings_at,
+            bindings_count_at: Loc::Line(bindings_count_line),
+            uvs,
+            uvs_at,
+            blends,
+            blends_at,
+            vectors,
+            vectors_at,
+        },
+        Format::SimsSkn,
+        ck,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// BMF
+// ---------------------------------------------------------------------------------------------
+
+/// A Pascal string: a length byte, then that many bytes.
+fn pascal(c: &mut Cursor<'_, Le>, what: &str, ck: &mut Checker) -> Result<(Name, u64)> {
+    let at = c.pos();
+    let len = c.bytes(1).within(|| format!("{what}: length byte"))?;
+    let len = len.first().copied().unwrap_or_default() as usize;
+    let bytes = c
+        .bytes(len)
+        .within(|| format!("{what} ({len} bytes from byte {at:#x})"))?;
+    Ok((checked_name(bytes, what, Loc::Byte(at), ck)?, at))
+}
+
+/// A count followed by that many records of at least `size` bytes, which must fit the data.
+fn bmf_count(c: &mut Cursor<'_, Le>, what: &str, size: u64) -> Result<(u32, u64)> {
+    let at = c.pos();
+    let count = c.u32().within(|| format!("the {what} count"))?;
+    c.require(count as u64 * size)
+        .within(|| format!("{count} {what} of {size} bytes (count at byte {at:#x})"))?;
+    Ok((count, at))
+}
+
+/// The bytes of `count` records of `size` bytes (checked by [`bmf_count`]) and where they start.
+fn bmf_table<'a>(c: &mut Cursor<'a, Le>, count: u32, size: u64) -> Result<(&'a [u8], Place)> {
+    let start = c.pos();
+    let bytes = c.bytes((count as u64 * size) as usize)?;
+    Ok((bytes, Place::bytes(start, size)))
+}
+
+/// Reads a Sims BMF (binary) mesh.
+pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    let mut c = Cursor::<Le>::at(data, 0)?;
+    let mut budget = Budget::default();
+    let (name, _) = pascal(&mut c, "the skin name", ck)?;
+    let (texture, _) = pascal(&mut c, "the texture name", ck)?;
+
+    let (count, at) = bmf_count(&mut c, "bone names", 1)?;
+    budget.add(ck, count, COST_BONE, Loc::Byte(at))?;
+    let mut bones = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        let what = format!("bone {i}: the name");
+        let at = c.pos();
+        let (bone, _) = pascal(&mut c, &what, ck)?;
+        if bone.is_empty() {
+            ck.problem(Error::malformed(format!("bone {i}: the name is empty")).at(at))?;
+        }
+        bones.push(bone);
+    }
+
+    let (count, at) = bmf_count(&mut c, "faces", FACE_SIZE)?;
+    budget.add(ck, count, COST_FACE, Loc::Byte(at))?;
+    let (bytes, faces_at) = bmf_table(&mut c, count, FACE_SIZE)?;
+    let faces = bytes
+        .as_chunks::<12>()
+        .0
+        .iter()
+        .map(|r| [0, 4, 8].map(|at| u32_at::<Le>(r, at) as i64))
+        .collect();
+
+    let (count, bindings_count_at) = bmf_count(&mut c, "bindings", BINDING_SIZE)?;
+    budget.add(ck, count, COST_BINDING, Loc::Byte(bindings_count_at))?;
+    let (bytes, bindings_at) = bmf_table(&mut c, count, BINDING_SIZE)?;
+    let bindings = bytes
+        .as_chunks::<20>()
+        .0
+        .iter()
+        .map(|r| Binding {
+            bone: u32_at::<Le>(r, 0) as i64,
+            first_real: u32_at::<Le>(r, 4) as i64,
+            real_count: u32_at::<Le>(r, 8) as i64,
+            // The one signed field: -1 when the binding has no blends.
+            first_blend: u32_at::<Le>(r, 12) as i32 as i64,
+            blend_count: u32_at::<Le>(r, 16) as i64,
+        })
+        .collect();
+
+    let (count, at) = bmf_count(&mut c, "uvs", UV_SIZE)?;
+    budget.add(ck, count, COST_UV, Loc::Byte(at))?;
+    let (bytes, uvs_at) = bmf_table(&mut c, count, UV_SIZE)?;
+    let uvs: Vec<[f32; 2]> = bytes
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .map(|r| [0, 4].map(|at| f32_at::<Le>(r, at)))
+        .collect();
+
+    let (count, at) = bmf_count(&mut c, "blends", BLEND_SIZE)?;
+    budget.add(ck, count, COST_BLEND, Loc::Byte(at))?;
+    let (bytes, blends_at) = bmf_table(&mut c, count, BLEND_SIZE)?;
+    // Weight first, then the target: the reverse of the text order.
+    let blends: Vec<(i64, i64)> = bytes
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .map(|r| {
+            (
+                u32_at::<Le>(r, BLEND_VERTEX as usize) as i64,
+                u32_at::<Le>(r, BLEND_WEIGHT as usize) as i64,
+            )
+        })
+        .collect();
+
+    let count_at = c.pos();
+    let count = c.u32().within(|| "the vector count")?;
+    let expected = uvs.len() as u64 + blends.len() as u64;
+    if count as u64 != expected {
+        return Err(Error::malformed(format!(
+            "the vector count is {count}, not the uv count {} plus the blend count {} \
+             (one vector per real vertex, then one per blend)",
+            uvs.len(),
+            blends.len()
+        ))
+        .at(count_at));
+    }
+    c.require(count as u64 * VECTOR_SIZE)
+        .within(|| format!("{count} vectors of {VECTOR_SIZE} bytes"))?;
+    budget.add(ck, count, COST_VECTOR, Loc::Byte(count_at))?;
+    let (bytes, vectors_at) = bmf_table(&mut c, count, VECTOR_SIZE)?;
+    let vectors = bytes
+        .as_chunks::<24>()
+        .0
+        .iter()
+        .map(|r| [0, 4, 8, 12, 16, 20].map(|at| f32_at::<Le>(r, at)))
+        .collect();
+
+    let end = c.pos();
+    if end < data.len() as u64 {
+        ck.problem(
+            Error::malformed(format!(
+                "{} bytes after the last vector (the mesh ends with its vectors)",
+                data.len() as u64 - end
+            ))
+            .at(end),
+        )?;
+    }
+
+    build(
+        Raw {
+            name,
+            texture,
+            bones,
+            faces,
+            faces_at,
+            bindings,
+            bindings_at,
+            bindings_count_at: Loc::Byte(bindings_count_at),
+            uvs,
+            uvs_at,
+            blends,
+            blends_at,
+            vectors,
+            vectors_at,
+        },
+        Format::SimsBmf,
+        ck,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mesh, from either file
+// ---------------------------------------------------------------------------------------------
+
+/// The range `first..first + count` of `len` items, when it lies inside.
+fn range_of(first: i64, count: i64, len: usize) -> Option<Range<usize>> {
+    let first = usize::try_from(first).ok()?;
+    let end = first.checked_add(usize::try_from(count).ok()?)?;
+    (end <= len).then_some(first..end)
+}
+
+/// Marks the items of binding `j`'s range as its own. An empty range's start is not looked at:
+/// the files write -1 there.
+fn cover(
+    owner: &mut [u32],
+    j: usize,
+    first: i64,
+    count: i64,
+    (items, item): (&str, &str),
+    at: Loc,
+    ck: &mut Checker,
+) -> Result<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let len = owner.len();
+    let Some(range) = range_of(first, count, len) else {
+        return ck.problem(at.mark(Error::malformed(format!(
+            "binding {j}: {items} from {first}, {count} of them, do not fit the mesh's {len} {items}"
+        ))));
+    };
+    let start = range.start;
+    let mut clash = None;
+    for (i, o) in owner
+        .get_mut(range.clone())
+        .unwrap_or_default()
+        .iter_mut()
+        .enumerate()
+    {
+        if *o == NONE {
+            *o = j as u32;
+        } else if clash.is_none() {
+            clash = Some((start + i, *o));
+        }
+    }
+    if let Some((v, other)) = clash {
+        ck.problem(at.mark(Error::malformed(format!(
+            "binding {j}: {items} {}..{} overlap binding {other} at {item} {v} \
+             (each belongs to exactly one binding)",
+            range.start, range.end
+        ))))?;
+    }
+    Ok(())
+}
+
+/// Items no binding owns.
+fn uncovered(owner: &[u32], (items, item): (&str, &str), at: Loc, ck: &mut Checker) -> Result<()> {
+    let missing = owner.iter().filter(|&&o| o == NONE).count();
+    if let Some(first) = owner.iter().position(|&o| o == NONE) {
+        ck.problem(at.mark(Error::malformed(format!(
+            "{missing} of the {} {items} belong to no binding (the first is {item} {first})",
+            owner.len()
+        ))))?;
+    }
+    Ok(())
+}
+
+/// Replaces NaN and infinity by 0 after reporting them.
+fn finite<const N: usize>(
+    values: &mut [f32; N],
+    at: impl Fn(u64) -> Loc,
+    what: impl FnOnce() -> String,
+    ck: &mut Checker,
+) -> Result<()> {
+    if let Some(j) = values.iter().position(|v| !v.is_finite()) {
+        let v = values.get(j).copied().unwrap_or_default();
+        ck.problem(at(j as u64 * 4).mark(Error::malformed(format!(
+            "{}: {v} is not a finite number",
+            what()
+        ))))?;
+        *values = [0.0; N];
+    }
+    Ok(())
+}
+
+/// Checks the sections against each other and builds the one mesh.
+fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
+    let Raw {
+        name,
+        texture,
+        bones,
+        faces,
+        faces_at,
+        bindings,
+        bindings_at,
+        bindings_count_at,
+        mut uvs,
+        uvs_at,
+        blends,
+        blends_at,
+        mut vectors,
+        vectors_at,
+    } = raw;
+    let nb = bones.len();
+    let real = uvs.len();
+    const REAL: (&str, &str) = ("real vertices", "real vertex");
+    const BLENDS: (&str, &str) = ("blends", "blend");
+
+    // Who owns each real vertex and each blend: a binding index.
+    let mut real_owner = vec![NONE; real];
+    let mut blend_owner = vec![NONE; blends.len()];
+    let mut slot_of = Vec::with_capacity(bindings.len());
+    for (j, b) in bindings.iter().enumerate() {
+        let slot = match u32::try_from(b.bone) {
+            Ok(s) if (s as usize) < nb => s,
+            _ => {
+                ck.problem(
+                    bindings_at
+                        .at(j, BINDING_BONE)
+                        .mark(Error::malformed(format!(
+                            "binding {j}: bone {} out of range (the mesh names {nb} bones)",
+                            b.bone
+                        ))),
+                )?;
+                0
+            }
+        };
+        slot_of.push(slot);
+        let at = bindings_at.at(j, BINDING_REAL);
+        cover(&mut real_owner, j, b.first_real, b.real_count, REAL, at, ck)?;
+        let at = bindings_at.at(j, BINDING_BLEND);
+        cover(
+            &mut blend_owner,
+            j,
+            b.first_blend,
+            b.blend_count,
+            BLENDS,
+            at,
+            ck,
+        )?;
+    }
+    uncovered(&real_owner, REAL, bindings_count_at, ck)?;
+    uncovered(&blend_owner, BLENDS, bindings_count_at, ck)?;
+    let slot = |owner: Option<&u32>| {
+        owner
+            .and_then(|&j| slot_of.get(j as usize))
+            .copied()
+            .unwrap_or(0)
+    };
+
+    let mut indices = Vec::with_capacity(faces.len() * 3);
+    for (t, face) in faces.iter().enumerate() {
+        for (i, &corner) in (0u64..).zip(face) {
+            match u32::try_from(corner) {
+                Ok(v) if (v as usize) < real => indices.push(v),
+                _ => {
+                    ck.problem(faces_at.at(t, i * 4).mark(Error::malformed(format!(
+                        "face {t} corner {i}: vertex {corner} out of range (the mesh has \
+                         {real} real vertices)"
+                    ))))?;
+                    indices.push(0);
+                }
+            }
+        }
+    }
+    drop(faces);
+
+    for (v, uv) in uvs.iter_mut().enumerate() {
+        finite(uv, |f| uvs_at.at(v, f), || format!("uv {v}"), ck)?;
+    }
+    for (i, vector) in vectors.iter_mut().enumerate() {
+        let what = || match i.checked_sub(real) {
+            None => format!("vector {i} (real vertex {i})"),
+            Some(k) => format!("vector {i} (blend {k})"),
+        };
+        finite(vector, |f| vectors_at.at(i, f), what, ck)?;
+    }
+
+    // Which blend pulls each real vertex; when several do, the last (as FreeSO applies them).
+    let mut weights = Vec::with_capacity(blends.len());
+    let mut blend_of = vec![NONE; real];
+    let mut repeats = 0usize;
+    let mut first_repeat = None;
+    for (k, &(target, raw_weight)) in blends.iter().enumerate() {
+        let weight = match u32::try_from(raw_weight) {
+            Ok(w) if w <= WEIGHT_ONE => w,
+            _ => {
+                ck.problem(blends_at.at(k, BLEND_WEIGHT).mark(Error::malformed(format!(
+                    "blend {k}: weight {raw_weight} is outside 0..{WEIGHT_ONE} (0 to 1 in \
+                     steps of 1/{WEIGHT_ONE})"
+                ))))?;
+                raw_weight.clamp(0, WEIGHT_ONE as i64) as u32
+            }
+        };
+        weights.push(weight);
+        let slot = usize::try_from(target)
+            .ok()
+            .and_then(|t| blend_of.get_mut(t));
+        match slot {
+            Some(slot) => {
+                if *slot != NONE {
+                    repeats += 1;
+                    first_repeat.get_or_insert((target, *slot, k));
+                }
+                *slot = k as u32;
+            }
+            None => {
+                ck.problem(blends_at.at(k, BLEND_VERTEX).mark(Error::malformed(format!(
+                    "blend {k}: target vertex {target} out of range (the mesh has {real} real \
+                     vertices)"
+                ))))?;
+            }
+        }
+    }
+    if let Some((target, earlier, k)) = first_repeat {
+        ck.tolerate(blends_at.at(k, BLEND_VERTEX).mark(Error::malformed(format!(
+            "{repeats} blends target a real vertex that an earlier blend targets too (the first \
+             is blend {k}, which targets vertex {target} as blend {earlier} does); the last \
+             blend of a vertex is the one applied"
+        ))))?;
+    }
+    drop(blends);
+
+    let blended = blend_of.iter().filter(|&&k| k != NONE).count();
+    let mut influence_start = Vec::with_capacity(real + 1);
+    let mut influences = Vec::with_capacity(real + blended);
+    influence_start.push(0u32);
+    for (v, (&owner, &k)) in real_owner.iter().zip(&blend_of).enumerate() {
+        let [px, py, pz, nx, ny, nz] = vectors.get(v).copied().unwrap_or_default();
+        let bone = slot(Some(&owner));
+        if k == NONE {
+            influences.push(Influence {
+                origin: [px, py, pz],
+                weight: 1.0,
+                normal: [nx, ny, nz],
+                bone,
+            });
+        } else {
+            let raw = weights.get(k as usize).copied().unwrap_or_default();
+            // Both are exact: a multiple of 2^-15 in 0..=1 fits an f32.
+            let w = raw as f32 / WEIGHT_ONE as f32;
+            let keep = (WEIGHT_ONE - raw) as f32 / WEIGHT_ONE as f32;
+            let [qx, qy, qz, ..] = vectors.get(real + k as usize).copied().unwrap_or_default();
+            influences.push(Influence {
+                origin: [keep * px, keep * py, keep * pz],
+                weight: keep,
+                normal: [nx, ny, nz],
+                bone,
+            });
+            influences.push(Influence {
+                origin: [w * qx, w * qy, w * qz],
+                weight: w,
+                normal: [0.0; 3],
+                bone: slot(blend_owner.get(k as usize)),
+            });
+        }
+        influence_start.push(u32::try_from(influences.len()).map_err(|_| {
+            Error::limit(format!("vertex {v}: more influences than 32 bits count"))
+        })?);
+    }
+
+    // "x" is how the files say "no texture".
+    let shader = if texture.as_bytes().eq_ignore_ascii_case(b"x") {
+        Name::empty()
+    } else {
+        texture
+    };
+    let mut parts = ModelParts::new(format);
+    parts.meshes.push(MeshParts {
+        name,
+        shader,
+        influence_start,
+        influences,
+        indices,
+        texcoords: Some(uvs),
+        group_ids: None,
+        references: None,
+    });
+    parts.up_axis = 1;
+    parts.handedness = -1;
+    parts.unbound = Some(BoneSlots::ByName(bones));
+    Ok(parts)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+/// A stored vertex as the model keeps it: the reader makes `origin` by multiplying the file's
+/// position by `factor` (1 for a vertex without a blend, `1 - w` or `w` for the two points of a
+/// blended one).
+#[derive(Clone, Copy)]
+struct Vector {
+    origin: [f32; 3],
+    factor: f32,
+    normal: [f32; 3],
+}
+
+/// A model's one mesh laid out as a Sims mesh file's sections.
+struct Plan<'a> {
+    mesh: &'a Mesh,
+    bones: Vec<Name>,
+    /// Per bone, in bone order: bone, first real, real count, first blend, blend count.
+    bindings: Vec<[i64; 5]>,
+    /// Target vertex and raw weight.
+    blends: Vec<(u32, u32)>,
+    /// The real vertices, then one per blend.
+    vectors: Vec<Vector>,
+}
+
+/// Influence weights `1 - w` and `w` of a blended vertex may be off by this much (a model not
+/// loaded from a Sims file).
+const WEIGHT_TOLERANCE: f32 = 1e-4;
+
+fn plan(model: &Model) -> Result<Plan<'_>> {
+    let mesh = match model.meshes() {
+        [mesh] => mesh,
+        meshes => {
+            return Err(Error::unsupported(format!(
+                "a Sims mesh file holds exactly one mesh; the model has {}",
+                meshes.len()
+            )));
+        }
+    };
+    // The bone list: the names the mesh waits for, or the skeleton's bones it uses.
+    let (bones, remap): (Vec<Name>, Option<Vec<u32>>) = match model.unbound() {
+        Some(BoneSlots::ByName(names)) => (names.clone(), None),
+        Some(BoneSlots::ByIndex(_)) => {
+            return Err(Error::unsupported(
+                "the model's meshes number their bones and have no skeleton to name them (an \
+                 SKM alone); a Sims mesh names its bones: bind the model to its skeleton first",
+            ));
+        }
+        None => {
+            let mut used = vec![false; model.bones().len()];
+            for i in mesh.all_influences() {
+                if let Some(u) = used.get_mut(i.bone as usize) {
+                    *u = true;
+                }
+            }
+            let mut names = Vec::new();
+            let mut remap = Vec::with_capacity(used.len());
+            for (bone, used) in model.bones().iter().zip(used) {
+                remap.push(if used { names.len() as u32 } else { NONE });
+                if used {
+                    names.push(bone.name.clone());
+                }
+            }
+            (names, Some(remap))
+        }
+    };
+    let slot_of = |bone: u32| match &remap {
+        Some(r) => r.get(bone as usize).copied().unwrap_or(NONE),
+        None => bone,
+    };
+    if let Some(i) = bones.iter().position(Name::is_empty) {
+        return Err(Error::unsupported(format!(
+            "bone {i} has no name, and a Sims mesh binds its bones by name"
+        )));
+    }
+
+    let vc = mesh.vertex_count();
+    let mut vectors = Vec::with_capacity(vc);
+    // Per bone slot: the run of real vertices it owns.
+    let mut runs: Vec<Option<(usize, usize)>> = vec![None; bones.len()];
+    let mut previous = NONE;
+    // Blend bone slot, target, raw weight, blend vertex.
+    let mut pulls: Vec<(u32, u32, u32, Vector)> = Vec::new();
+    for v in 0..vc {
+        let (real, bone, pull) = match mesh.influences(v) {
+            [a] => {
+                if a.weight != 1.0 {
+                    return Err(Error::unsupported(format!(
+                        "vertex {v}: its one influence has weight {}; a Sims vertex without a \
+                         blend follows its bone with weight 1",
+                        a.weight
+                    )));
+                }
+                let real = Vector {
+                    origin: a.origin,
+                    factor: 1.0,
+                    normal: a.normal,
+                };
+                (real, slot_of(a.bone), None)
+            }
+            [a, b] => {
+                let w = b.weight;
+                if !(0.0..=1.0).contains(&w) || (a.weight + w - 1.0).abs() > WEIGHT_TOLERANCE {
+                    return Err(Error::unsupported(format!(
+                        "vertex {v}: influence weights {} and {w} are not 1 - w and w with w \
+                         from 0 to 1, as a Sims blend's are",
+                        a.weight
+                    )));
+                }
+                if b.normal != [0.0; 3] {
+                    return Err(Error::unsupported(format!(
+                        "vertex {v}: its second influence has a normal; a Sims blend moves the \
+                         position only"
+                    )));
+                }
+                let raw = (w * WEIGHT_ONE as f32).round() as u32;
+                let keep = (WEIGHT_ONE - raw) as f32 / WEIGHT_ONE as f32;
+                let pulled = raw as f32 / WEIGHT_ONE as f32;
+                for (i, factor) in [(a, keep), (b, pulled)] {
+                    if factor == 0.0 && i.origin != [0.0; 3] {
+                        return Err(Error::unsupported(format!(
+                            "vertex {v}: an influence with weight {} (stored as {factor}) has a \
+                             point away from its bone, which a Sims blend cannot keep",
+                            i.weight
+                        )));
+                    }
+                }
+                let real = Vector {
+                    origin: a.origin,
+                    factor: keep,
+                    normal: a.normal,
+                };
+                // The blend vertex's own normal is not in the model; a zero normal keeps
+                // tools that blend normals lighting the vertex as the model does.
+                let blend = Vector {
+                    origin: b.origin,
+                    factor: pulled,
+                    normal: [0.0; 3],
+                };
+                (real, slot_of(a.bone), Some((slot_of(b.bone), raw, blend)))
+            }
+            other => {
+                return Err(Error::unsupported(format!(
+                    "vertex {v} has {} influences; a Sims vertex has one, or two when a blend \
+                     pulls it",
+                    other.len()
+                )));
+            }
+        };
+        let run = runs.get_mut(bone as usize).ok_or_else(|| {
+            Error::invalid_argument(format!("vertex {v}: bone slot {bone} out of range"))
+        })?;
+        match run {
+            Some((first, count)) if bone != previous => {
+                let name = bones.get(bone as usize).cloned().unwrap_or_default();
+                return Err(Error::unsupported(format!(
+                    "the vertices of bone {name:?} are not contiguous (vertices {first}..{} and \
+                     then vertex {v}): a Sims mesh binds one run of vertices to each bone",
+                    *first + *count
+                )));
+            }
+            Some((_, count)) => *count += 1,
+            None => *run = Some((v, 1)),
+        }
+        previous = bone;
+        vectors.push(real);
+        if let Some((blend_bone, raw, blend)) = pull {
+            if blend_bone as usize >= bones.len() {
+                return Err(Error::invalid_argument(format!(
+                    "vertex {v}: bone slot {blend_bone} out of range"
+                )));
+            }
+            pulls.push((blend_bone, v as u32, raw, blend));
+        }
+    }
+
+    // Blends grouped by their bone in bone order (a binding holds one run of them), each group
+    // in target order.
+    pulls.sort_by_key(|p| p.0);
+    let mut blend_runs: Vec<Option<(usize, usize)>> = vec![None; bones.len()];
+    for (k, p) in pulls.iter().enumerate() {
+        if let Some(run) = blend_runs.get_mut(p.0 as usize) {
+            match run {
+                Some((_, count)) => *count += 1,
+                None => *run = Some((k, 1)),
+            }
+        }
+    }
+    let span = |run: Option<(usize, usize)>| match run {
+        Some((first, count)) => [first as i64, count as i64],
+        None => [-1, 0],
+    };
+    let bindings = (0i64..)
+        .zip(runs.iter().zip(&blend_runs))
+        .map(|(b, (&real, &blend))| {
+            let [first_real, real_count] = span(real);
+            let [first_blend, blend_count] = span(blend);
+            [b, first_real, real_count, first_blend, blend_count]
+        })
+        .collect();
+    let blends = pulls.iter().map(|p| (p.1, p.2)).collect();
+    vectors.extend(pulls.iter().map(|p| p.3));
+    Ok(Plan {
+        mesh,
+        bones,
+        bindings,
+        blends,
+        vectors,
+    })
+}
+
+/// The values near `origin / factor`, nearest first, whose product with `factor` (as the
+/// reader computes it) is `origin` again. `origin / factor` itself is not always one.
+fn unscaled(origin: f32, factor: f32) -> impl Iterator<Item = f32> {
+    let x = if factor == 0.0 { 0.0 } else { origin / factor };
+    let (u1, d1) = (x.next_up(), x.next_down());
+    let (u2, d2) = (u1.next_up(), d1.next_down());
+    let (u3, d3) = (u2.next_up(), d2.next_down());
+    [x, u1, d1, u2, d2, u3, d3]
+        .into_iter()
+        .filter(move |&c| c.is_finite() && factor * c == origin)
+}
+
+/// The stored position of a vector: the value the reader turns back into `origin`.
+fn position(v: &Vector, i: usize) -> Result<[f32; 3]> {
+    let mut out = [0.0f32; 3];
+    for (o, &origin) in out.iter_mut().zip(&v.origin) {
+        *o = unscaled(origin, v.factor)
+            .next()
+            .ok_or_else(|| position_error(i, origin, v.factor))?;
+    }
+    Ok(out)
+}
+
+fn position_error(i: usize, origin: f32, factor: f32) -> Error {
+    Error::limit(format!(
+        "vector {i}: no f32 position times {factor} gives the stored {origin}"
+    ))
+}
+
+/// `x` as C's `%g` writes it: six significant digits, trailing zeros dropped, and an exponent of
+/// at least three digits as Microsoft's C library writes it (the retail files' number format).
+fn c_g(x: f32) -> String {
+    fn trim(s: &str) -> &str {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            s
+        }
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        let precision = (5 - exp) as usize;
+        trim(&format!("{x:.precision$}")).to_owned()
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:03}", trim(mantissa), exp.unsigned_abs())
+    }
+}
+
+/// Text that reads back as exactly `x`: `%g` where it does (always, for numbers a retail file
+/// held), else the shortest exact form.
+fn exact_text(x: f32) -> Option<String> {
+    let g = c_g(x);
+    if g.parse::<f32>().ok().map(f32::to_bits) == Some(x.to_bits()) {
+        return Some(g);
+    }
+    x.is_finite().then(|| {
+        if x.abs() >= 1e-4 && x.abs() < 1e7 {
+            format!("{x}")
+        } else {
+            format!("{x:e}")
+        }
+    })
+}
+
+/// The text of one coordinate of a stored position: among the values that give `origin` back,
+/// one that `%g` writes exactly, so that a file read and written again keeps its numbers.
+fn position_text(origin: f32, factor: f32, i: usize) -> Result<String> {
+    if let Some(g) = unscaled(origin, factor).find_map(|x| {
+        let g = c_g(x);
+        (g.parse::<f32>().ok().map(f32::to_bits) == Some(x.to_bits())).then_some(g)
+    }) {
+        return Ok(g);
+    }
+    unscaled(origin, factor)
+        .next()
+        .and_then(exact_text)
+        .ok_or_else(|| position_error(i, origin, factor))
+}
+
+fn number(x: f32, what: impl FnOnce() -> String) -> Result<String> {
+    exact_text(x).ok_or_else(|| Error::invalid_argument(format!("{}: {x} is not finite", what())))
+}
+
+fn to_u32(n: usize, what: &str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::limit(format!("{n} {what} do not fit 32 bits")))
+}
+
+/// A name an SKN line can hold: the reader trims lines, so the name must not start or end with
+/// blanks, nor hold a line break.
+fn text_line(out: &mut Vec<u8>, name: &Name, what: impl FnOnce() -> String) -> Result<()> {
+    let b = name.as_bytes();
+    if b.iter().any(|&c| c == b'\n' || c == b'\r') || b.trim_ascii().len() != b.len() {
+        return Err(Error::unsupported(format!(
+            "{} `{name}` starts or ends with blanks or holds a line break, which an SKN line \
+             cannot keep",
+            what()
+        )));
+    }
+    out.extend_from_slice(b);
+    out.extend_from_slice(b"\r\n");
+    Ok(())
+}
+
+fn put_line(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(s.as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Writes a model of one mesh as a Sims SKN: CRLF lines, numbers as the retail files write them.
+///
+/// The model must be a mesh waiting for its skeleton by name (as an SKN or BMF loads), or a
+/// bound model, whose skeleton's bones that the mesh uses become the bone list. Each vertex must
+/// have one influence of weight 1, or two of weights `1 - w` and `w` where the second has no
+/// normal (a blend), and each bone's vertices must be contiguous: a binding holds one run. Blends
+/// are written grouped by bone, in target order; their vertices' normals are written as zero,
+/// since the model does not keep them.
+pub fn write_skn(model: &Model) -> Result<Vec<u8>> {
+    let plan = plan(model)?;
+    let mesh = plan.mesh;
+    let mut out = Vec::with_capacity(64 + plan.vectors.len() * 64);
+    text_line(&mut out, mesh.name(), || "the skin name".into())?;
+    if mesh.shader().is_empty() {
+        put_line(&mut out, "x");
+    } else {
+        text_line(&mut out, mesh.shader(), || "the texture name".into())?;
+    }
+    put_line(&mut out, &plan.bones.len().to_string());
+    for (i, bone) in plan.bones.iter().enumerate() {
+        text_line(&mut out, bone, || format!("bone {i}'s name"))?;
+    }
+    put_line(&mut out, &mesh.triangle_count().to_string());
+    for [a, b, c] in mesh.indices().as_chunks::<3>().0 {
+        put_line(&mut out, &format!("{a} {b} {c}"));
+    }
+    put_line(&mut out, &plan.bindings.len().to_string());
+    for [b, fr, rc, fb, bc] in &plan.bindings {
+        put_line(&mut out, &format!("{b} {fr} {rc} {fb} {bc}"));
+    }
+    let vc = mesh.vertex_count();
+    put_line(&mut out, &vc.to_string());
+    for v in 0..vc {
+        let [u, w] = mesh
+            .texcoords()
+            .and_then(|t| t.get(v))
+            .copied()
+            .unwrap_or_default();
+        let what = || format!("uv {v}");
+        put_line(
+            &mut out,
+            &format!("{} {}", number(u, what)?, number(w, what)?),
+        );
+    }
+    put_line(&mut out, &plan.blends.len().to_string());
+    for (target, raw) in &plan.blends {
+        put_line(&mut out, &format!("{target} {raw}"));
+    }
+    put_line(&mut out, &plan.vectors.len().to_string());
+    for (i, vector) in plan.vectors.iter().enumerate() {
+        let mut line = String::with_capacity(64);
+        for &origin in &vector.origin {
+            line.push_str(&position_text(origin, vector.factor, i)?);
+            line.push(' ');
+        }
+        for &n in &vector.normal {
+            line.push_str(&number(n, || format!("vector {i}"))?);
+            line.push(' ');
+        }
+        put_line(&mut out, line.trim_end());
+    }
+    Ok(out)
+}
+
+fn put_pascal(out: &mut Vec<u8>, name: &Name, what: impl FnOnce() -> String) -> Result<()> {
+    let b = name.as_bytes();
+    let len = u8::try_from(b.len()).map_err(|_| {
+        Error::limit(format!(
+            "{} is {} bytes long; a BMF string holds at most 255",
+            what(),
+            b.len()
+        ))
+    })?;
+    out.push(len);
+    out.extend_from_slice(b);
+    Ok(())
+}
+
+/// Writes a model of one mesh as a Sims BMF; the model must be as [`write_skn`] describes.
+pub fn write_bmf(model: &Model) -> Result<Vec<u8>> {
+    let plan = plan(model)?;
+    let mesh = plan.mesh;
+    let vc = mesh.vertex_count();
+    let mut out = Vec::with_capacity(
+        64 + plan.bones.len() * 16 + mesh.indices().len() * 4 + vc * 8 + plan.vectors.len() * 24,
+    );
+    put_pascal(&mut out, mesh.name(), || "the skin name".into())?;
+    let texture = if mesh.shader().is_empty() {
+        Name::from("x")
+    } else {
+        mesh.shader().clone()
+    };
+    put_pascal(&mut out, &texture, || "the texture name".into())?;
+    put_u32::<Le>(&mut out, to_u32(plan.bones.len(), "bones")?);
+    for (i, bone) in plan.bones.iter().enumerate() {
+        put_pascal(&mut out, bone, || format!("bone {i}'s name"))?;
+    }
+    put_u32::<Le>(&mut out, to_u32(mesh.triangle_count(), "faces")?);
+    for &i in mesh.indices() {
+        put_u32::<Le>(&mut out, i);
+    }
+    put_u32::<Le>(&mut out, to_u32(plan.bindings.len(), "bindings")?);
+    for binding in &plan.bindings {
+        // Every field is a 32-bit word; -1 (an empty range's start) is written as all ones.
+        for &field in binding {
+            put_u32::<Le>(&mut out, field as i32 as u32);
+        }
+    }
+    put_u32::<Le>(&mut out, to_u32(vc, "uvs")?);
+    for v in 0..vc {
+        let uv: [f32; 2] = mesh
+            .texcoords()
+            .and_then(|t| t.get(v))
+            .copied()
+            .unwrap_or_default();
+        uv.iter().for_each(|&x| put_f32::<Le>(&mut out, x));
+    }
+    put_u32::<Le>(&mut out, to_u32(plan.blends.len(), "blends")?);
+    for &(target, raw) in &plan.blends {
+        put_u32::<Le>(&mut out, raw);
+        put_u32::<Le>(&mut out, target);
+    }
+    put_u32::<Le>(&mut out, to_u32(plan.vectors.len(), "vectors")?);
+    for (i, vector) in plan.vectors.iter().enumerate() {
+        for x in position(vector, i)?.iter().chain(&vector.normal) {
+            put_f32::<Le>(&mut out, *x);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_as_c_g_with_three_exponent_digits() {
+        assert_eq!(c_g(0.263293), "0.263293");
+        assert_eq!(c_g(-0.0264804), "-0.0264804");
+        assert_eq!(c_g(1.11915e-6), "1.11915e-006");
+        assert_eq!(c_g(1.0), "1");
+        assert_eq!(c_g(-0.0), "-0");
+        assert_eq!(c_g(123456.0), "123456");
+        assert_eq!(c_g(1234567.0), "1.23457e+006");
+        assert_eq!(c_g(0.0001), "0.0001");
+        assert_eq!(c_g(9.999996), "10");
+        assert_eq!("1.11915e-006".parse::<f32>().ok(), Some(1.11915e-6));
+    }
+
+    #[test]
+    fn unscaling_finds_a_value_the_reader_scales_back() {
+        for (origin, factor) in [(1.0f32, 49.0f32 / 64.0), (0.3, 0.1), (-2.5e-7, 0.75)] {
+            let x = unscaled(origin, factor).next().unwrap();
+            assert_eq!(factor * x, origin);
+        }
+        assert_eq!(unscaled(0.0, 0.0).next(), Some(0.0));
+    }
+}
