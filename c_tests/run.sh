@@ -17,7 +17,7 @@ lib=target/release
 out=target/c_tests
 libdir=$(pwd)/$lib
 
-tests=(test_basics test_load test_query test_pose test_skin test_threads test_save test_corpus test_gpu test_sidecars)
+tests=(test_basics test_load test_query test_pose test_skin test_threads test_save test_corpus test_gpu test_sidecars test_skills)
 cpp_tests=(cpp_header)
 if [ $# -gt 0 ]; then
   tests=()

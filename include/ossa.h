@@ -467,6 +467,54 @@ uint32_t ossa_model_bind(const struct ossa_model *meshes,
                          struct ossa_error *error);
 
 /**
+ * A new model: `model` (a skeleton, or meshes bound to one) with every skill of the Sims
+ * character file (CMX or BCF) at `path` added. Each skill's numbers are read from
+ * `ANIMATION.cfp` beside the file, ANIMATION being the skill's animation name as the file spells
+ * it (`xskill-A2O-idle1.cfp`). The files are read through `options->io` when given, else from
+ * the OS filesystem inside `options->base_dir` (default: the file's directory), as
+ * ossa_load_file reads sidecars. The result has `model`'s bones, meshes and frames (frame 0, the
+ * rest pose, unchanged), then each skill's frames, and one animation scene per skill after
+ * `model`'s own: named after the skill, its frames spread evenly over the skill's duration (the
+ * scene's fps), looping when the skill's name says `loop`. `model` is unchanged.
+ *
+ * `options->format` is OSSA_FORMAT_AUTO, _SIMS_CMX or _SIMS_BCF; `options->name` (default:
+ * `path`) names the file in messages; `options->max_bytes` caps the new model (OSSA_ERR_LIMIT);
+ * OSSA_LOAD_STRICT refuses what the default mode tolerates in the file (data after the last
+ * skill); `options->skeleton` is not used.
+ * OSSA_ERR_MISMATCH: `model` has no skeleton (meshes waiting for ossa_model_bind), or no motion
+ * of a skill names one of its bones. OSSA_ERR_INVALID_ARGUMENT: the file holds no skills, or a
+ * skill's animation name points outside the directory (absolute, `..`; it is never read).
+ * OSSA_ERR_NOT_FOUND: a skill's CFP is missing; the message names it. Motions for bones
+ * `model` lacks are skipped with a warning.
+ *
+ * # Safety
+ * `model` is a live handle; `path` is a NUL-terminated string; `options` is NULL or initialised;
+ * `out` is writable; `error` is NULL or writable.
+ */
+uint32_t ossa_model_add_skills(const struct ossa_model *model,
+                               const char *path,
+                               const struct ossa_load_options *options,
+                               struct ossa_model **out,
+                               struct ossa_error *error);
+
+/**
+ * ossa_model_add_skills for a character file of `size` bytes at `data`, which
+ * `options->name` names; the CFPs are read through `options->io` (required: else
+ * OSSA_ERR_INVALID_ARGUMENT) beside `options->name`, or at the root of `options->io` without a
+ * name.
+ *
+ * # Safety
+ * `model` is a live handle; `data` points to `size` readable bytes; `options` is NULL or
+ * initialised; `out` is writable; `error` is NULL or writable.
+ */
+uint32_t ossa_model_add_skills_memory(const struct ossa_model *model,
+                                      const uint8_t *data,
+                                      size_t size,
+                                      const struct ossa_load_options *options,
+                                      struct ossa_model **out,
+                                      struct ossa_error *error);
+
+/**
  * # Safety
  * `model` is a live handle; `out` is writable.
  */

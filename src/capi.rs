@@ -711,6 +711,84 @@ pub unsafe extern "C" fn ossa_model_bind(
     })
 }
 
+/// A new model: `model` (a skeleton, or meshes bound to one) with every skill of the Sims
+/// character file (CMX or BCF) at `path` added. Each skill's numbers are read from
+/// `ANIMATION.cfp` beside the file, ANIMATION being the skill's animation name as the file spells
+/// it (`xskill-A2O-idle1.cfp`). The files are read through `options->io` when given, else from
+/// the OS filesystem inside `options->base_dir` (default: the file's directory), as
+/// ossa_load_file reads sidecars. The result has `model`'s bones, meshes and frames (frame 0, the
+/// rest pose, unchanged), then each skill's frames, and one animation scene per skill after
+/// `model`'s own: named after the skill, its frames spread evenly over the skill's duration (the
+/// scene's fps), looping when the skill's name says `loop`. `model` is unchanged.
+///
+/// `options->format` is OSSA_FORMAT_AUTO, _SIMS_CMX or _SIMS_BCF; `options->name` (default:
+/// `path`) names the file in messages; `options->max_bytes` caps the new model (OSSA_ERR_LIMIT);
+/// OSSA_LOAD_STRICT refuses what the default mode tolerates in the file (data after the last
+/// skill); `options->skeleton` is not used.
+/// OSSA_ERR_MISMATCH: `model` has no skeleton (meshes waiting for ossa_model_bind), or no motion
+/// of a skill names one of its bones. OSSA_ERR_INVALID_ARGUMENT: the file holds no skills, or a
+/// skill's animation name points outside the directory (absolute, `..`; it is never read).
+/// OSSA_ERR_NOT_FOUND: a skill's CFP is missing; the message names it. Motions for bones
+/// `model` lacks are skipped with a warning.
+///
+/// # Safety
+/// `model` is a live handle; `path` is a NUL-terminated string; `options` is NULL or initialised;
+/// `out` is writable; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_add_skills(
+    model: *const ossa_model,
+    path: *const c_char,
+    options: *const ossa_load_options,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        let path = c_str(path).ok_or_else(|| null("path"))?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let options = read_options(options)?;
+        let added = model.with_skills_file(os_path(path), &options.rust())?;
+        hand_out(out, added);
+        Ok(())
+    })
+}
+
+/// ossa_model_add_skills for a character file of `size` bytes at `data`, which
+/// `options->name` names; the CFPs are read through `options->io` (required: else
+/// OSSA_ERR_INVALID_ARGUMENT) beside `options->name`, or at the root of `options->io` without a
+/// name.
+///
+/// # Safety
+/// `model` is a live handle; `data` points to `size` readable bytes; `options` is NULL or
+/// initialised; `out` is writable; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_add_skills_memory(
+    model: *const ossa_model,
+    data: *const u8,
+    size: usize,
+    options: *const ossa_load_options,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        if data.is_null() {
+            return Err(null("data"));
+        }
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let options = read_options(options)?;
+        // SAFETY: the caller promises `size` readable bytes at `data` for this call.
+        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
+        let added = model.with_skills(bytes, &options.rust())?;
+        hand_out(out, added);
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `model` is a live handle; `out` is writable.
 #[unsafe(no_mangle)]

@@ -1,6 +1,6 @@
 //! How the files a model refers to are read: skeletons (`.skp`), their `.cfg`, DPM
-//! `.framegroups`. An engine with pak files serves them through its own [`FileSystem`]; the
-//! default reads the OS filesystem inside one directory and nowhere else.
+//! `.framegroups`, Sims skills' `.cfp`. An engine with pak files serves them through its own
+//! [`FileSystem`]; the default reads the OS filesystem inside one directory and nowhere else.
 
 use std::path::{Component, Path, PathBuf};
 

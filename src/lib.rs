@@ -18,6 +18,7 @@ mod name_index;
 pub mod optimize;
 pub mod pose;
 mod sidecar;
+mod skills;
 pub mod skin;
 pub mod synth;
 
@@ -42,7 +43,7 @@ impl Model {
         format::load_file(path.as_ref(), options)
     }
 
-    /// Writes the model in `format` (DPM for now).
+    /// Writes the model in `format`.
     pub fn save(&self, format: Format) -> Result<Vec<u8>> {
         match format {
             Format::Dpm => dpm::write(self),
@@ -50,6 +51,8 @@ impl Model {
             Format::Skp => skm::write_skp(self),
             Format::SimsSkn => format::sims_mesh::write_skn(self),
             Format::SimsBmf => format::sims_mesh::write_bmf(self),
+            Format::SimsCmx => cmx::write_cmx(self),
+            Format::SimsBcf => cmx::write_bcf(self),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

@@ -14,14 +14,21 @@
 //!
 //!   None found is `NotFound`, naming every file tried.
 //!
-//! Import paths come from the file, so they are checked: no absolute paths, no `..`.
+//! - Sims skills: a skill's values are in `ANIMATION.cfp` beside the character file (CMX or
+//!   BCF) that holds the skill, `ANIMATION` being the skill's animation name as the file spells
+//!   it (the game's own names: `xskill-A2O-idle1.cfp`).
+//!
+//! Import paths and animation names come from the file, so they are checked: no absolute paths,
+//! no `..`.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::animation::parse_framegroups;
 use crate::error::{Error, Result};
+use crate::format::cmx::Skill;
 use crate::format::{Format, LoadOptions};
-use crate::io::{FileSystem, contained};
+use crate::io::{DirFileSystem, FileData, FileSystem, contained};
 use crate::model::{Model, ModelParts};
 
 /// Where a model's sidecars are: its directory on a filesystem and its own file name.
@@ -41,7 +48,8 @@ fn read_optional(fs: &dyn FileSystem, path: &str) -> Result<Option<Vec<u8>>> {
     }
 }
 
-fn label(path: &str) -> Arc<str> {
+/// The last component of a path, which names a file in messages.
+pub(crate) fn label(path: &str) -> Arc<str> {
     Arc::from(path.rsplit('/').next().unwrap_or(path))
 }
 
@@ -75,6 +83,75 @@ fn cfg_import(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Where the sidecars of the OS file `path` are read from: a filesystem over `base_dir` (default:
+/// the file's own directory), the file's directory relative to it, and the file's name. A file
+/// outside `base_dir` is an invalid argument.
+pub(crate) fn os_place(
+    path: &Path,
+    base_dir: Option<&Path>,
+) -> Result<(DirFileSystem, String, String)> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let root = base_dir.unwrap_or(parent);
+    let relative_dir = parent.strip_prefix(root).map_err(|_| {
+        Error::invalid_argument(format!(
+            "{} is not inside the allowed directory {}",
+            path.display(),
+            root.display()
+        ))
+    })?;
+    let mut dir = relative_dir.to_string_lossy().replace('\\', "/");
+    if !dir.is_empty() {
+        dir.push('/');
+    }
+    let file_name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((DirFileSystem::new(root), dir, file_name))
+}
+
+impl<'a> Sidecars<'a> {
+    /// The sidecars of the file `fs` names `name` (`dir/file`, or a bare file name at its root).
+    pub fn beside(fs: &'a dyn FileSystem, name: &str) -> Sidecars<'a> {
+        let (dir, file_name) = name.rsplit_once('/').unwrap_or(("", name));
+        Sidecars {
+            fs,
+            dir: if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            },
+            file_name: file_name.to_owned(),
+        }
+    }
+
+    /// Where the CFP of `skill` is: `ANIMATION.cfp` beside the character file. The animation
+    /// name comes from the file, so it must stay inside the directory (InvalidArgument).
+    pub fn skill_cfp_path(&self, skill: &Skill) -> Result<String> {
+        let animation = skill.animation.to_string_lossy();
+        let path = self.sibling(&format!("{animation}.cfp"));
+        contained(&animation)
+            .and_then(|_| contained(&path))
+            .map_err(|e| e.within(format!("skill {}: animation name", skill.name)))?;
+        Ok(path)
+    }
+
+    /// The bytes of a skill's CFP at `path` (from [`Sidecars::skill_cfp_path`]); a missing file
+    /// is NotFound naming it.
+    pub fn read_skill_cfp(&self, skill: &Skill, path: &str) -> Result<FileData<'a>> {
+        self.fs.read(path).map_err(|e| match e {
+            Error::NotFound(_) => Error::not_found(format!(
+                "skill {}: its animation file {path} does not exist",
+                skill.name
+            )),
+            e => e,
+        })
+    }
 }
 
 impl Sidecars<'_> {

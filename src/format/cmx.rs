@@ -35,9 +35,14 @@
 //! the rotation is the transpose of the textbook matrix of (x, y, z, w)), y up and left-handed.
 //! A file without a skeleton (a suit or skill file) loads as a model with no bones; [`parse`]
 //! gives everything the file holds.
+//!
+//! Writing: [`write_character`] writes a [`CharacterFile`] as text (version 300, in the retail
+//! files' layout and number format) or BCF; [`write_cmx`] and [`write_bcf`] write a model's
+//! skeleton (its bones and frame 0) as a one-skeleton file, see [`Skeleton::from_model`].
 
 mod skill;
 mod source;
+mod write;
 
 use glam::Quat;
 
@@ -48,6 +53,7 @@ use crate::model::{self, Frame, ModelParts, Name};
 
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
+pub use write::{DEFAULT_SKELETON_NAME, write_bcf, write_character, write_cmx};
 
 /// The name a root bone gives as its parent.
 const NO_PARENT: &[u8] = b"NULL";
@@ -177,6 +183,47 @@ pub fn is_text(data: &[u8]) -> bool {
         || start
             .get(..7)
             .is_some_and(|w| w.eq_ignore_ascii_case(b"version"))
+}
+
+/// Whether `data` has the shape of CMX text, for telling the format by content: after an
+/// optional UTF-8 mark, blank lines and `//` comments, the first line is `version 300` or
+/// `version 200`. Stricter than [`is_text`], which only tells the two encodings apart: a file
+/// that merely starts with `//`, or MM2's `.mod` text (`version: 1.10`), is not taken for one.
+pub fn looks_like_text(data: &[u8]) -> bool {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    for piece in data.split(|&b| b == b'\n') {
+        let line = piece.trim_ascii();
+        if line.is_empty() || line.starts_with(b"//") {
+            continue;
+        }
+        let mut words = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty());
+        return match (words.next(), words.next(), words.next()) {
+            (Some(keyword), Some(v), None) => {
+                keyword.eq_ignore_ascii_case(b"version") && (v == b"300" || v == b"200")
+            }
+            _ => false,
+        };
+    }
+    false
+}
+
+/// Whether `data` reads as a BCF from its first byte to its last (strictly: nothing after the
+/// last skill, every number finite, every parent found) and holds at least one skeleton, suit or
+/// skill. A BCF has no magic number, so only a whole reading is a safe sign; the reading is
+/// linear in the data and allocates no more than it (every count is checked against the bytes
+/// left), and random or foreign data fails at its first counts.
+pub fn looks_like_bcf(data: &[u8]) -> bool {
+    let options = LoadOptions {
+        strict: true,
+        ..LoadOptions::default()
+    };
+    let mut ck = Checker::new(&options, false);
+    match read_binary(data, &mut ck) {
+        Ok(f) => !(f.skeletons.is_empty() && f.suits.is_empty() && f.skills.is_empty()),
+        Err(_) => false,
+    }
 }
 
 /// Parses a character file, text or binary (see [`is_text`]), in the default mode: what real

@@ -6,14 +6,15 @@ pub mod cmx;
 pub mod dpm;
 pub mod sims_mesh;
 pub mod skm;
+mod text;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::io::{DirFileSystem, FileSystem, read_os_file};
+use crate::io::{FileSystem, read_os_file};
 use crate::model::{Model, ModelParts};
-use crate::sidecar::Sidecars;
+use crate::sidecar::{Sidecars, os_place};
 
 /// The formats ossa knows, numbered as the C header's `ossa_format`.
 #[repr(u32)]
@@ -215,7 +216,8 @@ impl Checker {
     }
 }
 
-/// The format of `data`, from its first bytes and then from `name`'s extension.
+/// The format of `data`: from a magic number, then from `name`'s extension, then from content
+/// that has no magic number (Sims character files).
 pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     if data.starts_with(dpm::MAGIC) {
         return Some(Format::Dpm);
@@ -231,7 +233,21 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
             _ => Format::Skm,
         });
     }
-    by_name
+    if by_name.is_some() {
+        return by_name;
+    }
+    // Sims character files have no magic number; only signs no other format shows count, and
+    // only once the name has not decided. CMX text: the first line that is not a `//` comment
+    // or blank is `version 300` or `version 200` (a leading `//` alone is not enough, and MM2's
+    // `.mod` text writes `version:`). BCF: the data reads as a BCF to its last byte, strictly,
+    // and holds at least one record (twelve zero bytes are an empty BCF, and not a sign).
+    if cmx::looks_like_text(data) {
+        return Some(Format::SimsCmx);
+    }
+    if cmx::looks_like_bcf(data) {
+        return Some(Format::SimsBcf);
+    }
+    None
 }
 
 fn file_label(options: &LoadOptions) -> Option<Arc<str>> {
@@ -277,20 +293,7 @@ fn finish(parts: ModelParts, checker: Checker) -> Model {
 /// Loads a model from bytes; with `options.io` and `options.name`, its sidecars too.
 pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
     let sidecars = match (options.io, &options.name) {
-        (Some(fs), Some(name)) => {
-            let (dir, file_name) = name
-                .rsplit_once('/')
-                .map_or(("", name.as_str()), |(d, f)| (d, f));
-            Some(Sidecars {
-                fs,
-                dir: if dir.is_empty() {
-                    String::new()
-                } else {
-                    format!("{dir}/")
-                },
-                file_name: file_name.to_owned(),
-            })
-        }
+        (Some(fs), Some(name)) => Some(Sidecars::beside(fs, name)),
         _ => None,
     };
     load_with(data, options, sidecars.as_ref())
@@ -327,33 +330,11 @@ pub fn load_file(path: &Path, options: &LoadOptions) -> Result<Model> {
         let data = fs.read(&name)?;
         return load(data.as_ref().as_ref(), &options);
     }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let root = options
-        .base_dir
-        .clone()
-        .unwrap_or_else(|| parent.to_path_buf());
-    let relative_dir = parent.strip_prefix(&root).map_err(|_| {
-        Error::invalid_argument(format!(
-            "{} is not inside the allowed directory {}",
-            path.display(),
-            root.display()
-        ))
-    })?;
-    let mut dir = relative_dir.to_string_lossy().replace('\\', "/");
-    if !dir.is_empty() {
-        dir.push('/');
-    }
-    let fs = DirFileSystem::new(root);
+    let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
     let sidecars = Sidecars {
         fs: &fs,
         dir,
-        file_name: path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        file_name,
     };
     let data = read_os_file(path)?;
     load_with(&data, &options, Some(&sidecars))

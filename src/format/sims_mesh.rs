@@ -26,6 +26,7 @@ use byteorder::LittleEndian;
 use crate::cursor::{Cursor, f32_at, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{put_f32, put_u32};
+use crate::format::text::{c_g, exact_text};
 use crate::format::{Checker, Format};
 use crate::model::{BoneSlots, Influence, Mesh, MeshParts, Model, ModelParts, Name};
 
@@ -1154,47 +1155,6 @@ fn position_error(i: usize, origin: f32, factor: f32) -> Error {
     Error::limit(format!(
         "vector {i}: no f32 position times {factor} gives the stored {origin}"
     ))
-}
-
-/// `x` as C's `%g` writes it: six significant digits, trailing zeros dropped, and an exponent of
-/// at least three digits as Microsoft's C library writes it (the retail files' number format).
-fn c_g(x: f32) -> String {
-    fn trim(s: &str) -> &str {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.')
-        } else {
-            s
-        }
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0" } else { "0" }.to_owned();
-    }
-    let sci = format!("{x:.5e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        let precision = (5 - exp) as usize;
-        trim(&format!("{x:.precision$}")).to_owned()
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:03}", trim(mantissa), exp.unsigned_abs())
-    }
-}
-
-/// Text that reads back as exactly `x`: `%g` where it does (always, for numbers a retail file
-/// held), else the shortest exact form.
-fn exact_text(x: f32) -> Option<String> {
-    let g = c_g(x);
-    if g.parse::<f32>().ok().map(f32::to_bits) == Some(x.to_bits()) {
-        return Some(g);
-    }
-    x.is_finite().then(|| {
-        if x.abs() >= 1e-4 && x.abs() < 1e7 {
-            format!("{x}")
-        } else {
-            format!("{x:e}")
-        }
-    })
 }
 
 /// The text of one coordinate of a stored position: among the values that give `origin` back,

@@ -109,6 +109,34 @@ pub fn skill_frames(
             character.skills.len()
         ))
     })?;
+    sample(skeleton, s, DEFAULT_MAX_BYTES, || {
+        cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
+            .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))
+    })
+}
+
+/// A skill's translations and rotations, as [`cfp::decode_skill`] gives them.
+pub(crate) type SkillValues = (Vec<[f32; 3]>, Vec<[f32; 4]>);
+
+impl Skill {
+    /// [`skill_frames`] for this skill, with the CFP's values from `values`, which is called only
+    /// once the skill is known to fit `skeleton` and `max_bytes` (the most its poses may take).
+    pub(crate) fn sample(
+        &self,
+        skeleton: &Model,
+        max_bytes: u64,
+        values: impl FnOnce() -> Result<SkillValues>,
+    ) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
+        sample(skeleton, self, max_bytes, values)
+    }
+}
+
+fn sample(
+    skeleton: &Model,
+    s: &Skill,
+    max_bytes: u64,
+    values: impl FnOnce() -> Result<SkillValues>,
+) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
     let rest = skeleton
         .skeleton()
         .frame_poses(0)
@@ -133,20 +161,17 @@ pub fn skill_frames(
             s.name
         )));
     }
-    let (translations, rotations) =
-        cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
-            .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))?;
-
     let nb = rest.len();
     let pose_bytes = (frame_count as u64)
         .saturating_mul(nb as u64)
         .saturating_mul(std::mem::size_of::<Mat3x4>() as u64);
-    if pose_bytes > DEFAULT_MAX_BYTES {
+    if pose_bytes > max_bytes {
         return Err(Error::limit(format!(
-            "skill {}: {frame_count} frames of {nb} bones need {pose_bytes} bytes, more than {DEFAULT_MAX_BYTES}",
+            "skill {}: {frame_count} frames of {nb} bones need {pose_bytes} bytes, more than {max_bytes}",
             s.name
         )));
     }
+    let (translations, rotations) = values()?;
     let unit = |index: usize| -> Result<Quat> {
         let q = rotations
             .get(index)

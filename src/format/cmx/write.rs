@@ -1,0 +1,595 @@
+//! Writing character files: the walk of the reader in reverse, into CMX text or BCF.
+//!
+//! What the writer accepts, the reader reads back equal: every name must be one a CMX line can
+//! hold (in both encodings, so that a BCF stays convertible to text), parents must name earlier
+//! bones, numbers must be finite, quaternions must have a length, and a motion's runs must fit
+//! its skill's value counts. Text is what the retail files are: the Maxis comment line,
+//! `version 300`, CRLF line ends and C's `%g` numbers with three-digit exponents (Microsoft's C
+//! library), so a retail file parsed and written again keeps its bytes.
+
+use byteorder::LittleEndian;
+
+use super::{
+    Bone, CharacterFile, Motion, NO_PARENT, PropertyList, Skeleton, Skill, Suit, TimePropertyList,
+    normalised, run_fits,
+};
+use crate::error::{Error, Result};
+use crate::format::binary::{put_f32, put_u32};
+use crate::format::text::{c_g, exact_text};
+use crate::math::Mat3x4;
+use crate::model::{Model, Name};
+
+/// The first two lines of every retail CMX: a comment the game skips, and the version.
+const HEADER: &[u8] = b"// Character File. Copyright 1997, Maxis Inc.\r\nversion 300\r\n";
+
+/// A rest pose's scale may be off 1 by this much (rounding in the model's matrices).
+const SCALE_TOLERANCE: f32 = 1e-4;
+
+/// The name a skeleton made from a model gets: a model does not name its skeleton.
+pub const DEFAULT_SKELETON_NAME: &str = "skeleton";
+
+/// Where the walk writes to.
+trait Sink {
+    /// A name already checked by [`check_name`].
+    fn string(&mut self, name: &Name, what: &dyn Fn() -> String) -> Result<()>;
+    fn u32(&mut self, v: u32);
+    fn i32(&mut self, v: i32);
+    /// A finite number.
+    fn f32(&mut self, v: f32);
+    /// Finite numbers: one `| x y z |` line of text, or N floats of binary.
+    fn floats(&mut self, v: &[f32]);
+}
+
+struct TextSink {
+    out: Vec<u8>,
+}
+
+impl TextSink {
+    fn line(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+        self.out.extend_from_slice(b"\r\n");
+    }
+}
+
+impl Sink for TextSink {
+    fn string(&mut self, name: &Name, _what: &dyn Fn() -> String) -> Result<()> {
+        self.line(name.as_bytes());
+        Ok(())
+    }
+    fn u32(&mut self, v: u32) {
+        self.line(v.to_string().as_bytes());
+    }
+    fn i32(&mut self, v: i32) {
+        self.line(v.to_string().as_bytes());
+    }
+    fn f32(&mut self, v: f32) {
+        self.line(number_text(v).as_bytes());
+    }
+    fn floats(&mut self, v: &[f32]) {
+        let mut line = String::from("|");
+        for &x in v {
+            line.push(' ');
+            line.push_str(&number_text(x));
+        }
+        line.push_str(" |");
+        self.line(line.as_bytes());
+    }
+}
+
+type Le = LittleEndian;
+
+struct BinarySink {
+    out: Vec<u8>,
+}
+
+impl Sink for BinarySink {
+    fn string(&mut self, name: &Name, what: &dyn Fn() -> String) -> Result<()> {
+        let b = name.as_bytes();
+        // A length byte, or 255 and a 32-bit length (the reader's counted string).
+        match u8::try_from(b.len()) {
+            Ok(n) if n < 255 => self.out.push(n),
+            _ => {
+                let n = bcf_long_length(b.len()).map_err(|e| e.within(what()))?;
+                self.out.push(255);
+                put_u32::<Le>(&mut self.out, n);
+            }
+        }
+        self.out.extend_from_slice(b);
+        Ok(())
+    }
+    fn u32(&mut self, v: u32) {
+        put_u32::<Le>(&mut self.out, v);
+    }
+    fn i32(&mut self, v: i32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f32(&mut self, v: f32) {
+        put_f32::<Le>(&mut self.out, v);
+    }
+    fn floats(&mut self, v: &[f32]) {
+        v.iter().for_each(|&x| put_f32::<Le>(&mut self.out, x));
+    }
+}
+
+/// The 32-bit length a BCF string of `len` bytes stores after its 255 byte.
+fn bcf_long_length(len: usize) -> Result<u32> {
+    u32::try_from(len).map_err(|_| {
+        Error::limit(format!(
+            "the name is {len} bytes long; a BCF string holds at most {} bytes",
+            u32::MAX
+        ))
+    })
+}
+
+/// Text that reads back as exactly `x` (finite): `%g` where it does, else the shortest exact form.
+fn number_text(x: f32) -> String {
+    exact_text(x).unwrap_or_else(|| format!("{x}"))
+}
+
+/// The quaternion to store for a unit `q`: the reader normalises what it reads, so a file's
+/// slightly-off-unit quaternion comes back as `q`. When the six-digit values of `q` normalise to
+/// `q` again, they are stored (they are then the file's own numbers); else `q` itself.
+fn stored_rotation(q: [f32; 4]) -> [f32; 4] {
+    let mut six = [0.0f32; 4];
+    for (s, &x) in six.iter_mut().zip(&q) {
+        match c_g(x).parse::<f32>() {
+            Ok(v) => *s = v,
+            Err(_) => return q,
+        }
+    }
+    if normalised(six) == Some(q) { six } else { q }
+}
+
+fn finite(v: f32, what: &dyn Fn() -> String) -> Result<()> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "{}: {v} is not a finite number",
+            what()
+        )))
+    }
+}
+
+fn count(n: usize, what: &dyn Fn() -> String) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        Error::limit(format!(
+            "{}: {n} do not fit the file's 32-bit count",
+            what()
+        ))
+    })
+}
+
+/// Whether the reader's trimming of a line removes this byte at either end.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
+}
+
+/// A name a CMX line holds and gives back: no line break, no blanks at either end (lines are
+/// trimmed), no `//` at the start (a comment). Empty names are blank lines, which are values.
+fn check_name(name: &Name, what: &dyn Fn() -> String) -> Result<()> {
+    let b = name.as_bytes();
+    let problem = if b.iter().any(|&c| c == b'\n' || c == b'\r') {
+        "holds a line break"
+    } else if b.first().is_some_and(|&c| is_blank(c)) || b.last().is_some_and(|&c| is_blank(c)) {
+        "starts or ends with blanks, which the reader trims"
+    } else if b.starts_with(b"//") {
+        "starts with `//`, which makes its line a comment"
+    } else {
+        return Ok(());
+    };
+    Err(Error::unsupported(format!(
+        "{} `{name}` {problem}: a character file cannot keep it",
+        what()
+    )))
+}
+
+fn put_name<S: Sink>(s: &mut S, name: &Name, what: &dyn Fn() -> String) -> Result<()> {
+    check_name(name, what)?;
+    s.string(name, what)
+}
+
+fn put_count<S: Sink>(s: &mut S, n: usize, what: &dyn Fn() -> String) -> Result<()> {
+    s.u32(count(n, what)?);
+    Ok(())
+}
+
+fn put_number<S: Sink>(s: &mut S, v: f32, what: &dyn Fn() -> String) -> Result<()> {
+    finite(v, what)?;
+    s.f32(v);
+    Ok(())
+}
+
+fn put_flag<S: Sink>(s: &mut S, v: bool) {
+    s.u32(v as u32);
+}
+
+/// Writes `file` as CMX text (version 300, the retail files' layout) or, with `binary`, as a BCF.
+///
+/// The file is checked so that [`parse`](super::parse) reads it back equal (warnings and, for a
+/// version 200 file, the version aside). Refused as unsupported: a name with a line break, with
+/// blanks at either end or starting with `//` (in both encodings, so a BCF stays convertible to
+/// text), an empty or repeated bone name, a parent named `NULL`; as an invalid argument: a
+/// parent (by name; `parent_index` is what the reader derives) that is not an earlier bone, a
+/// number that is not finite, a quaternion without length, a motion run outside its skill's
+/// values; as a limit: a count or BCF string length beyond 32 bits. A unit rotation reads back
+/// bit for bit (the reader normalises, so its six-digit values are stored when they normalise
+/// to it); another reads back normalised.
+pub fn write_character(file: &CharacterFile, binary: bool) -> Result<Vec<u8>> {
+    if binary {
+        let mut s = BinarySink { out: Vec::new() };
+        walk(&mut s, file)?;
+        Ok(s.out)
+    } else {
+        let mut s = TextSink {
+            out: HEADER.to_vec(),
+        };
+        walk(&mut s, file)?;
+        Ok(s.out)
+    }
+}
+
+fn walk<S: Sink>(s: &mut S, file: &CharacterFile) -> Result<()> {
+    put_count(s, file.skeletons.len(), &|| "skeletons".to_owned())?;
+    for (i, sk) in file.skeletons.iter().enumerate() {
+        put_skeleton(s, sk, i)?;
+    }
+    put_count(s, file.suits.len(), &|| "suits".to_owned())?;
+    for (i, suit) in file.suits.iter().enumerate() {
+        put_suit(s, suit, i)?;
+    }
+    put_count(s, file.skills.len(), &|| "skills".to_owned())?;
+    for (i, skill) in file.skills.iter().enumerate() {
+        put_skill(s, skill, i)?;
+    }
+    Ok(())
+}
+
+fn put_properties<S: Sink>(
+    s: &mut S,
+    list: &PropertyList,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    put_count(s, list.len(), &|| format!("{}: properties", what()))?;
+    for (p, prop) in list.iter().enumerate() {
+        put_name(s, &prop.key, &|| format!("{} property {p} key", what()))?;
+        put_name(s, &prop.value, &|| format!("{} property {p} value", what()))?;
+    }
+    Ok(())
+}
+
+fn put_property_lists<S: Sink>(
+    s: &mut S,
+    lists: &[PropertyList],
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    put_count(s, lists.len(), &|| format!("{}: property lists", what()))?;
+    for (l, list) in lists.iter().enumerate() {
+        put_properties(s, list, &|| format!("{} property list {l}", what()))?;
+    }
+    Ok(())
+}
+
+fn put_time_property_lists<S: Sink>(
+    s: &mut S,
+    lists: &[TimePropertyList],
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    put_count(s, lists.len(), &|| {
+        format!("{}: time property lists", what())
+    })?;
+    for (l, list) in lists.iter().enumerate() {
+        put_count(s, list.len(), &|| {
+            format!("{} time property list {l}: entries", what())
+        })?;
+        for (e, entry) in list.iter().enumerate() {
+            s.u32(entry.time);
+            put_properties(s, &entry.properties, &|| {
+                format!("{} time property list {l} entry {e}", what())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn put_skeleton<S: Sink>(s: &mut S, sk: &Skeleton, i: usize) -> Result<()> {
+    put_name(s, &sk.name, &|| format!("skeleton {i} name"))?;
+    let at = |b: usize, bone: &Bone| format!("skeleton {i} ({}) bone {b} ({})", sk.name, bone.name);
+    put_count(s, sk.bones.len(), &|| {
+        format!("skeleton {i} ({}): bones", sk.name)
+    })?;
+    for (b, bone) in sk.bones.iter().enumerate() {
+        let what = || at(b, bone);
+        let before = sk.bones.get(..b).unwrap_or_default();
+        check_links(bone, before, &what)?;
+        put_bone(s, bone, &what)?;
+    }
+    Ok(())
+}
+
+/// The reader's rules for a bone's name and parent, checked before writing: a present name no
+/// earlier bone has, and a parent among the earlier bones, found by name as the reader finds it.
+fn check_links(bone: &Bone, before: &[Bone], what: &dyn Fn() -> String) -> Result<()> {
+    // What a valid model can hold but a file that links bones by name cannot: unsupported.
+    if bone.name.is_empty() {
+        return Err(Error::unsupported(format!(
+            "{}: the name is empty, and a character file finds bones by name",
+            what()
+        )));
+    }
+    if let Some(dup) = before.iter().position(|o| o.name == bone.name) {
+        return Err(Error::unsupported(format!(
+            "{}: the name is bone {dup}'s too, and a character file finds bones by name",
+            what()
+        )));
+    }
+    let Some(parent) = &bone.parent else {
+        return Ok(());
+    };
+    if parent.as_bytes() == NO_PARENT {
+        return Err(Error::unsupported(format!(
+            "{}: parent `{parent}` would read as no parent",
+            what()
+        )));
+    }
+    let found = before
+        .iter()
+        .any(|o| o.name == *parent || o.name.as_bytes().eq_ignore_ascii_case(parent.as_bytes()));
+    if !found {
+        return Err(Error::invalid_argument(format!(
+            "{}: parent `{parent}` is not an earlier bone (a parent must come first)",
+            what()
+        )));
+    }
+    Ok(())
+}
+
+fn put_bone<S: Sink>(s: &mut S, bone: &Bone, what: &dyn Fn() -> String) -> Result<()> {
+    let field = |f: &str| format!("{}: {f}", what());
+    put_name(s, &bone.name, &|| field("name"))?;
+    let no_parent = Name::new(NO_PARENT);
+    put_name(s, bone.parent.as_ref().unwrap_or(&no_parent), &|| {
+        field("parent")
+    })?;
+    put_property_lists(s, &bone.property_lists, what)?;
+    for &v in &bone.translation {
+        finite(v, &|| field("translation"))?;
+    }
+    s.floats(&bone.translation);
+    for &v in &bone.rotation {
+        finite(v, &|| field("rotation"))?;
+    }
+    let Some(q) = normalised(bone.rotation) else {
+        return Err(Error::invalid_argument(format!(
+            "{}: quaternion {:?} has no length",
+            field("rotation"),
+            bone.rotation
+        )));
+    };
+    // A unit quaternion is stored so that it reads back bit for bit; another one reads back as
+    // its normalised self, which is what the reader would make of it anyway.
+    let stored = if q == bone.rotation {
+        stored_rotation(q)
+    } else {
+        bone.rotation
+    };
+    s.floats(&stored);
+    put_flag(s, bone.can_translate);
+    put_flag(s, bone.can_rotate);
+    put_flag(s, bone.can_blend);
+    put_number(s, bone.wiggle_value, &|| field("wiggle value"))?;
+    put_number(s, bone.wiggle_power, &|| field("wiggle power"))?;
+    Ok(())
+}
+
+fn put_suit<S: Sink>(s: &mut S, suit: &Suit, i: usize) -> Result<()> {
+    put_name(s, &suit.name, &|| format!("suit {i} name"))?;
+    let at = |field: &str| format!("suit {i} ({}){field}", suit.name);
+    s.u32(suit.suit_type);
+    put_property_lists(s, &suit.property_lists, &|| at(""))?;
+    put_count(s, suit.skins.len(), &|| at(": skins"))?;
+    for (k, skin) in suit.skins.iter().enumerate() {
+        let part = |field: &str| at(&format!(" skin {k}{field}"));
+        put_name(s, &skin.bone, &|| part(": bone name"))?;
+        put_name(s, &skin.name, &|| part(": skin name"))?;
+        s.u32(skin.censor_flags);
+        put_property_lists(s, &skin.property_lists, &|| part(""))?;
+    }
+    Ok(())
+}
+
+fn put_skill<S: Sink>(s: &mut S, skill: &Skill, i: usize) -> Result<()> {
+    put_name(s, &skill.name, &|| format!("skill {i} name"))?;
+    let at = |field: &str| format!("skill {i} ({}){field}", skill.name);
+    put_name(s, &skill.animation, &|| at(": animation name"))?;
+    put_number(s, skill.duration, &|| at(": duration"))?;
+    put_number(s, skill.distance, &|| at(": distance"))?;
+    put_flag(s, skill.moving);
+    s.u32(skill.translation_count);
+    s.u32(skill.rotation_count);
+    put_count(s, skill.motions.len(), &|| at(": motions"))?;
+    for (m, motion) in skill.motions.iter().enumerate() {
+        put_motion(s, skill, motion, &|| at(&format!(" motion {m}")))?;
+    }
+    Ok(())
+}
+
+fn put_motion<S: Sink>(
+    s: &mut S,
+    skill: &Skill,
+    motion: &Motion,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    put_name(s, &motion.bone, &|| format!("{}: bone name", what()))?;
+    let at = |field: &str| format!("{} ({}){field}", what(), motion.bone);
+    let frames = motion.frame_count;
+    // The reader drops a run that does not fit; refusing it keeps the file as given.
+    for (has, offset, len, kind) in [
+        (
+            motion.has_translation,
+            motion.translation_offset,
+            skill.translation_count,
+            "translations",
+        ),
+        (
+            motion.has_rotation,
+            motion.rotation_offset,
+            skill.rotation_count,
+            "rotations",
+        ),
+    ] {
+        if has && !run_fits(offset, frames, len) {
+            return Err(Error::invalid_argument(format!(
+                "{}: {kind} {offset}+{frames} do not fit the skill's {len}",
+                at("")
+            )));
+        }
+    }
+    s.u32(frames);
+    put_number(s, motion.duration, &|| at(": duration"))?;
+    put_flag(s, motion.has_translation);
+    put_flag(s, motion.has_rotation);
+    s.i32(motion.translation_offset);
+    s.i32(motion.rotation_offset);
+    put_property_lists(s, &motion.property_lists, &|| at(""))?;
+    put_time_property_lists(s, &motion.time_property_lists, &|| at(""))?;
+    Ok(())
+}
+
+impl Skeleton {
+    /// A skeleton named `name` from a model's bones and its frame 0 (the rest pose), for
+    /// [`write_character`]: each local pose becomes a translation and a quaternion `q` with pose
+    /// `T(t) * R(q)^T` (the conjugate of the pose's rotation).
+    ///
+    /// A model does not keep a CMX bone's flags, wiggle values or property lists: bones get
+    /// can-translate, can-rotate and can-blend set, wiggle 0 and no properties (set the fields
+    /// before writing to keep a file's own). Coordinates are kept as they are, whatever the
+    /// model's up axis and handedness (a CMX has no field for them: a reader takes Sims axes,
+    /// y up and left-handed). Meshes and the frames after the first are not part of a skeleton.
+    pub fn from_model(model: &Model, name: Name) -> Result<Skeleton> {
+        let bones = model.bones();
+        if bones.is_empty() {
+            return Err(Error::unsupported(
+                "the model has no bones: a CMX skeleton is made of a model's bones",
+            ));
+        }
+        let poses = model.skeleton().frame_poses(0).ok_or_else(|| {
+            Error::unsupported("the model has no frame: a CMX skeleton needs the rest pose")
+        })?;
+        let mut out: Vec<Bone> = Vec::with_capacity(bones.len());
+        for (b, (bone, pose)) in bones.iter().zip(poses).enumerate() {
+            let what = || format!("bone {b} ({})", bone.name);
+            let (translation, rotation) = rest(pose, &what)?;
+            let parent = match usize::try_from(bone.parent) {
+                Ok(p) => Some(out.get(p).map(|o| o.name.clone()).ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "{}: parent {p} is not an earlier bone",
+                        what()
+                    ))
+                })?),
+                Err(_) => None,
+            };
+            out.push(Bone {
+                name: bone.name.clone(),
+                parent,
+                parent_index: bone.parent.max(-1),
+                translation,
+                rotation,
+                can_translate: true,
+                can_rotate: true,
+                can_blend: true,
+                wiggle_value: 0.0,
+                wiggle_power: 0.0,
+                property_lists: Vec::new(),
+            });
+        }
+        Ok(Skeleton { name, bones: out })
+    }
+}
+
+/// A local pose as a CMX bone's translation and quaternion (`pose = T(t) * R(q)^T`).
+fn rest(pose: &Mat3x4, what: &dyn Fn() -> String) -> Result<([f32; 3], [f32; 4])> {
+    if !pose.is_finite() {
+        return Err(Error::invalid_argument(format!(
+            "{}: the rest pose is not finite",
+            what()
+        )));
+    }
+    let d = pose.decompose();
+    if d.scale.iter().any(|s| (s - 1.0).abs() > SCALE_TOLERANCE) {
+        return Err(Error::unsupported(format!(
+            "{}: the rest pose has scale {:?}; a CMX bone has a translation and a rotation only",
+            what(),
+            d.scale
+        )));
+    }
+    let q = d.rotation.conjugate();
+    let q = [q.x, q.y, q.z, q.w];
+    Ok((d.translation, normalised(q).unwrap_or([0.0, 0.0, 0.0, 1.0])))
+}
+
+fn one_skeleton(model: &Model) -> Result<CharacterFile> {
+    Ok(CharacterFile {
+        version: Some(300),
+        skeletons: vec![Skeleton::from_model(
+            model,
+            Name::from(DEFAULT_SKELETON_NAME),
+        )?],
+        ..CharacterFile::default()
+    })
+}
+
+/// Writes a model's skeleton as CMX text: one skeleton named [`DEFAULT_SKELETON_NAME`], as
+/// [`Skeleton::from_model`] makes it; no suits, no skills.
+pub fn write_cmx(model: &Model) -> Result<Vec<u8>> {
+    write_character(&one_skeleton(model)?, false)
+}
+
+/// Writes a model's skeleton as a BCF, as [`write_cmx`].
+pub fn write_bcf(model: &Model) -> Result<Vec<u8>> {
+    write_character(&one_skeleton(model)?, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_as_c_g_with_three_exponent_digits() {
+        assert_eq!(c_g(-5.88894e-5), "-5.88894e-005");
+        assert_eq!(c_g(3.01362), "3.01362");
+        assert_eq!(c_g(1999.0), "1999");
+        assert_eq!(c_g(-1.0), "-1");
+        assert_eq!(c_g(-0.0), "-0");
+        assert_eq!(c_g(1234567.0), "1.23457e+006");
+        assert_eq!(number_text(0.1), "0.1");
+        // Seven significant digits where six do not read back.
+        assert_eq!(number_text(1.0000001), "1.0000001");
+    }
+
+    #[test]
+    fn a_bcf_string_length_must_fit_32_bits() {
+        assert_eq!(bcf_long_length(300).ok(), Some(300));
+        if let Ok(big) = usize::try_from(u64::from(u32::MAX) + 1) {
+            assert!(bcf_long_length(big).is_err());
+        }
+    }
+
+    #[test]
+    fn names_a_line_cannot_keep_are_refused() {
+        let what = || "name".to_owned();
+        for bad in ["a\nb", "a\rb", " a", "a\t", "//a", "\r"] {
+            assert!(check_name(&Name::from(bad), &what).is_err(), "{bad:?}");
+        }
+        for good in ["", "a b", "L_HAND", "a//b", "|x|"] {
+            assert!(check_name(&Name::from(good), &what).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn stored_rotations_read_back_as_given() {
+        let q = normalised([0.499999, 0.5, 0.5, -0.500001]).unwrap_or_default();
+        let s = stored_rotation(q);
+        assert_eq!(normalised(s), Some(q));
+    }
+}

@@ -1,0 +1,234 @@
+//! The Sims 1 skills added to a skeleton that is already loaded.
+//!
+//! A skill (an animation) and the skeleton it plays on live in different files: the skeleton in
+//! `adult-skeleton.cmx`, the skills in their own character files (`adult-idle1.cmx`,
+//! `ross-walking-loop.cmx.bcf`), and each skill's numbers in `ANIMATION.cfp` beside its
+//! character file (see [`sidecar`](crate::sidecar)). So a skill file is not loaded as a model of
+//! its own but added to one: [`Model::with_skills`] reads every skill of the file, reads its CFP,
+//! samples it on the model's skeleton ([`cmx::skill_frames`]) and gives a new model with the
+//! frames appended after the model's own and one animation scene per skill.
+//!
+//! The input may be a skeleton or meshes bound to one: the bones stay the same, so bound meshes
+//! keep their influences as they are. Frame 0 (the rest pose) is unchanged.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::cmx::{self, CharacterFile, Skill};
+use crate::format::{Format, LoadOptions, cfp};
+use crate::io::read_os_file;
+use crate::math::Mat3x4;
+use crate::model::{Frame, Model};
+use crate::sidecar::{Sidecars, label, os_place};
+
+impl Model {
+    /// A new model: this skeleton (or these meshes bound to one) with every skill of the Sims
+    /// character file `skill_file_bytes` (CMX text or BCF) added: each skill's frames appended
+    /// after this model's frames, and one animation scene per skill (its name, first frame,
+    /// frame count, rate and looping, as [`cmx::skill_frames`] gives them).
+    ///
+    /// `options.name` names the file in messages; the skills' CFP files are read through
+    /// `options.io` beside `options.name` (at the root of `options.io` without a name), so
+    /// `options.io` is required. `options.format` is `Auto`, `SimsCmx` or `SimsBcf`; strict mode
+    /// rejects what the default mode tolerates in the file.
+    ///
+    /// Errors: `Mismatch` when this model has no bones and frames of its own to play skills on
+    /// (meshes waiting for [`Model::bind`]) or no motion of a skill names one of its bones;
+    /// `InvalidArgument` for a file without skills, a CFP name that points outside the
+    /// directory (never read), or no `options.io`; `NotFound` for a missing CFP, naming it;
+    /// `Limit` when the frames would take more than `options.max_bytes`. Motions for bones this
+    /// model lacks are skipped, as the game skips them, with a warning.
+    pub fn with_skills(&self, skill_file_bytes: &[u8], options: &LoadOptions) -> Result<Model> {
+        let name = options.name.as_deref();
+        let fs = options.io.ok_or_else(|| {
+            Error::invalid_argument(
+                "skills from memory need the load options' io to read their CFP files through",
+            )
+        })?;
+        let sidecars = Sidecars::beside(fs, name.unwrap_or_default());
+        let file_label = name.filter(|n| !n.is_empty()).map(label);
+        add_skills_from(self, skill_file_bytes, file_label, &sidecars, options)
+    }
+
+    /// [`Model::with_skills`] for the character file at `path`: read through `options.io` when
+    /// given (the CFPs beside `path` there), else from the OS filesystem, the CFPs inside
+    /// `options.base_dir` (default: the file's own directory), as [`Model::load_file`] reads
+    /// sidecars. `options.name` (default: `path`) names the file in messages.
+    pub fn with_skills_file(&self, path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model> {
+        let path = path.as_ref();
+        let file_label = Some(match &options.name {
+            Some(name) => label(name),
+            None => label(&path.to_string_lossy()),
+        });
+        match options.io {
+            Some(fs) => {
+                let fs_path = path.to_string_lossy().replace('\\', "/");
+                // The file is released once parsed, before its CFPs are read.
+                let file = labelled(
+                    parse_skill_file((*fs.read(&fs_path)?).as_ref(), options),
+                    file_label.as_ref(),
+                )?;
+                let sidecars = Sidecars::beside(fs, &fs_path);
+                labelled(
+                    add_skills(self, &file, file_label.as_deref(), &sidecars, options),
+                    file_label.as_ref(),
+                )
+            }
+            None => {
+                let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
+                let data = read_os_file(path)?;
+                let sidecars = Sidecars {
+                    fs: &fs,
+                    dir,
+                    file_name,
+                };
+                add_skills_from(self, &data, file_label, &sidecars, options)
+            }
+        }
+    }
+}
+
+/// Parses the character file and adds its skills; errors name the file (a CFP's the CFP).
+fn add_skills_from(
+    model: &Model,
+    data: &[u8],
+    file_label: Option<Arc<str>>,
+    sidecars: &Sidecars<'_>,
+    options: &LoadOptions,
+) -> Result<Model> {
+    let added = parse_skill_file(data, options)
+        .and_then(|file| add_skills(model, &file, file_label.as_deref(), sidecars, options));
+    labelled(added, file_label.as_ref())
+}
+
+fn labelled<T>(result: Result<T>, file_label: Option<&Arc<str>>) -> Result<T> {
+    match file_label {
+        Some(l) => result.map_err(|e| e.in_file(l)),
+        None => result,
+    }
+}
+
+fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<CharacterFile> {
+    let file = match options.format {
+        Format::Auto => cmx::parse(data)?,
+        Format::SimsCmx => cmx::parse_text(data)?,
+        Format::SimsBcf => cmx::parse_bcf(data)?,
+        other => {
+            return Err(Error::invalid_argument(format!(
+                "skills come from Sims CMX or BCF files, not {}",
+                other.name()
+            )));
+        }
+    };
+    // The parser only tolerates data after the last skill; strict mode refuses it.
+    if options.strict
+        && let Some(w) = file.warnings.first()
+    {
+        return Err(Error::malformed(w.clone()));
+    }
+    Ok(file)
+}
+
+/// The bones motions of `skill` would move that `model` lacks (matched as the sampler matches
+/// them: ignoring ASCII case).
+fn missing_bones(model: &Model, skill: &Skill) -> Vec<String> {
+    skill
+        .motions
+        .iter()
+        .filter(|m| (m.has_translation || m.has_rotation) && m.frame_count > 0)
+        .filter(|m| {
+            !model
+                .bones()
+                .iter()
+                .any(|b| b.name.as_bytes().eq_ignore_ascii_case(m.bone.as_bytes()))
+        })
+        .map(|m| m.bone.to_string())
+        .collect()
+}
+
+fn add_skills(
+    model: &Model,
+    file: &CharacterFile,
+    file_label: Option<&str>,
+    sidecars: &Sidecars<'_>,
+    options: &LoadOptions,
+) -> Result<Model> {
+    let in_file = |text: String| match file_label {
+        Some(l) => format!("{l}: {text}"),
+        None => text,
+    };
+    if model.unbound().is_some() || model.bones().is_empty() || model.frames().is_empty() {
+        return Err(Error::mismatch(format!(
+            "the {} model has no skeleton to add skills to{}",
+            model.format().name(),
+            if model.unbound().is_some() {
+                " (its meshes wait for ossa_model_bind)"
+            } else {
+                ""
+            }
+        )));
+    }
+    if file.skills.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "the file holds no skills ({} skeletons, {} suits)",
+            file.skeletons.len(),
+            file.suits.len()
+        )));
+    }
+    // Every CFP path is checked before any is read: a hostile name reads nothing.
+    let paths = file
+        .skills
+        .iter()
+        .map(|s| sidecars.skill_cfp_path(s))
+        .collect::<Result<Vec<_>>>()?;
+
+    let mut parts = model.to_parts();
+    let mut warnings: Vec<String> = model
+        .warnings()
+        .iter()
+        .map(|w| w.to_string_lossy())
+        .collect();
+    warnings.extend(file.warnings.iter().map(|w| in_file(w.clone())));
+    let frame_bytes =
+        |frames: &[Frame], poses: &[Mat3x4]| (size_of_val(frames) + size_of_val(poses)) as u64;
+    let mut used = model.heap_bytes() as u64;
+    for (skill, path) in file.skills.iter().zip(&paths) {
+        let budget = options.max_bytes().saturating_sub(used);
+        let (frames, poses, mut animation) = skill.sample(model, budget, || {
+            let data = sidecars.read_skill_cfp(skill, path)?;
+            let values = cfp::decode_skill(
+                (*data).as_ref(),
+                skill.translation_count as usize,
+                skill.rotation_count as usize,
+            );
+            values.map_err(|e| {
+                e.within(format!("skill {}", skill.name))
+                    .in_file(&label(path))
+            })
+        })?;
+        used = used.saturating_add(frame_bytes(&frames, &poses));
+        if used > options.max_bytes() {
+            return Err(Error::limit(format!(
+                "skill {}: the model with its frames needs {used} bytes, more than the limit of {} bytes",
+                skill.name,
+                options.max_bytes()
+            )));
+        }
+        animation.first_frame =
+            u32::try_from(parts.frames.len()).map_err(|_| Error::limit("more than 2^32 frames"))?;
+        parts.frames.extend(frames);
+        parts.poses.extend(poses);
+        parts.animations.push(animation);
+        let missing = missing_bones(model, skill);
+        if !missing.is_empty() {
+            warnings.push(in_file(format!(
+                "skill {}: motions for bones the skeleton lacks were skipped: {}",
+                skill.name,
+                missing.join(", ")
+            )));
+        }
+    }
+    parts.warnings = warnings;
+    Model::from_parts(parts)
+}
