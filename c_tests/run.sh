@@ -55,7 +55,7 @@ build() {
   if [ -f "c_tests/$name.cpp" ]; then
     src=(c_tests/$name.cpp); compiler=$CXX; flags=("${cxxflags[@]}")
   else
-    src=(c_tests/$name.c c_tests/fixture.c); compiler=$CC; flags=("${cflags[@]}")
+    src=(c_tests/$name.c c_tests/fixture.c c_tests/memfs.c); compiler=$CC; flags=("${cflags[@]}")
   fi
   case $config in
     static) link=("$lib/libossa.a" "${syslibs[@]}") ;;

@@ -14,12 +14,12 @@
  * Parts 1 and 2 need $OSSA_CORPUS/skm and say so when it is absent; part 3 needs no corpus. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "fixture.h"
+#include "memfs.h"
 
 /* Failed calls must leave *out alone: it is preset to this and compared afterwards. */
 static char sentinel_storage;
@@ -32,11 +32,6 @@ static void preset_error(ossa_error *err)
 {
     memset(err, 0x5a, sizeof *err);
     err->message[sizeof err->message - 1] = '\0';
-}
-
-static int contains(const char *hay, const char *needle)
-{
-    return hay != NULL && strstr(hay, needle) != NULL;
 }
 
 /* Whether the decimal number `n` appears as a whole number in `text`. */
@@ -54,208 +49,6 @@ static int has_number(const char *text, unsigned long n)
             p++;
         }
     }
-    return 0;
-}
-
-/* Check that `message` holds `needle`, printing it when it does not. */
-#define CHECK_MESSAGE(message, needle) check_message((message), (needle), __FILE__, __LINE__)
-static void check_message(const char *message, const char *needle, const char *file, int line)
-{
-    char detail[200];
-    int ok = contains(message, needle);
-    detail[0] = '\0';
-    if (!ok)
-        snprintf(detail, sizeof detail, "message \"%.120s\" lacks \"%.40s\"", message ? message : "(null)", needle);
-    check_report(ok, file, line, "message names what failed", detail);
-}
-
-/* ---- a filesystem in memory, behind ossa_file_io ---- */
-
-#define FS_MAX_FILES 16
-#define FS_MAX_ASKED 32
-#define FS_MAX_TOKENS 64
-#define FS_PATH_MAX 256
-
-typedef struct fs_file {
-    const char *path;
-    const uint8_t *data;
-    size_t size;
-    uint32_t fail; /* non-zero: the read callback answers this code instead */
-} fs_file;
-
-typedef struct mem_fs {
-    fs_file files[FS_MAX_FILES];
-    size_t file_count;
-    char asked[FS_MAX_ASKED][FS_PATH_MAX]; /* every path asked for, in order */
-    size_t asked_count;
-    uint8_t *tokens[FS_MAX_TOKENS]; /* the copy handed out by each successful read */
-    size_t token_sizes[FS_MAX_TOKENS];
-    int released[FS_MAX_TOKENS];
-    size_t token_count;
-    unsigned reads, releases, misses, failures;
-    unsigned bad_releases; /* a token never handed out, or released twice */
-    ossa_file_io io;
-} mem_fs;
-
-static uint32_t fs_read(void *user, const char *path, const uint8_t **data, size_t *size, void **token)
-{
-    mem_fs *fs = user;
-    size_t i;
-    if (fs->asked_count < FS_MAX_ASKED)
-        snprintf(fs->asked[fs->asked_count], FS_PATH_MAX, "%s", path);
-    fs->asked_count++;
-    for (i = 0; i < fs->file_count; i++) {
-        const fs_file *f = &fs->files[i];
-        uint8_t *copy;
-        if (strcmp(f->path, path) != 0)
-            continue;
-        if (f->fail) {
-            fs->failures++;
-            return f->fail;
-        }
-        if (fs->token_count >= FS_MAX_TOKENS)
-            return OSSA_ERR_IO;
-        /* A heap copy that release() scribbles over and frees: any use of the bytes after their
-           release is a use-after-free the sanitizers see. */
-        copy = malloc(f->size ? f->size : 1);
-        if (copy == NULL)
-            return OSSA_ERR_OUT_OF_MEMORY;
-        if (f->size)
-            memcpy(copy, f->data, f->size);
-        fs->tokens[fs->token_count] = copy;
-        fs->token_sizes[fs->token_count] = f->size;
-        fs->released[fs->token_count] = 0;
-        fs->token_count++;
-        *data = copy;
-        *size = f->size;
-        *token = copy;
-        fs->reads++;
-        return OSSA_OK;
-    }
-    fs->misses++;
-    return OSSA_ERR_NOT_FOUND;
-}
-
-static void fs_release(void *user, void *token)
-{
-    mem_fs *fs = user;
-    size_t i;
-    /* Latest first: the allocator may hand out the address of a copy already released. */
-    for (i = fs->token_count; i-- > 0;) {
-        if (fs->tokens[i] != token)
-            continue;
-        if (fs->released[i]) {
-            fs->bad_releases++;
-            return;
-        }
-        memset(token, 0xee, fs->token_sizes[i] ? fs->token_sizes[i] : 1);
-        free(token);
-        fs->released[i] = 1;
-        fs->releases++;
-        return;
-    }
-    fs->bad_releases++;
-}
-
-static void fs_init(mem_fs *fs)
-{
-    memset(fs, 0, sizeof *fs);
-    fs->io.user = fs;
-    fs->io.read = fs_read;
-    fs->io.release = fs_release;
-}
-
-static void fs_add(mem_fs *fs, const char *path, const fx_buf *file)
-{
-    if (fs->file_count < FS_MAX_FILES) {
-        fs_file f;
-        f.path = path;
-        f.data = file->data;
-        f.size = file->size;
-        f.fail = 0;
-        fs->files[fs->file_count++] = f;
-    }
-}
-
-static void fs_add_text(mem_fs *fs, const char *path, const char *text)
-{
-    if (fs->file_count < FS_MAX_FILES) {
-        fs_file f;
-        f.path = path;
-        f.data = (const uint8_t *)text;
-        f.size = strlen(text);
-        f.fail = 0;
-        fs->files[fs->file_count++] = f;
-    }
-}
-
-static void fs_add_failing(mem_fs *fs, const char *path, uint32_t code)
-{
-    if (fs->file_count < FS_MAX_FILES) {
-        fs_file f;
-        f.path = path;
-        f.data = NULL;
-        f.size = 0;
-        f.fail = code;
-        fs->files[fs->file_count++] = f;
-    }
-}
-
-/* Every successful read was released exactly once, and nothing else was released. Frees what the
-   library kept (so a leak is reported once, as a failed check, not again by LeakSanitizer). */
-static void fs_check_released(mem_fs *fs)
-{
-    size_t i;
-    CHECK_EQ_U(fs->releases, fs->reads);
-    CHECK_EQ_U(fs->bad_releases, 0);
-    for (i = 0; i < fs->token_count; i++)
-        if (!fs->released[i]) {
-            free(fs->tokens[i]);
-            fs->released[i] = 1;
-        }
-}
-
-/* The paths asked for are exactly the NULL-terminated list that follows, in that order. */
-#define CHECK_ASKED(fs, ...) check_asked((fs), __FILE__, __LINE__, __VA_ARGS__)
-static void check_asked(const mem_fs *fs, const char *file, int line, ...)
-{
-    va_list ap;
-    const char *want;
-    size_t n = 0;
-    int ok = 1;
-    char detail[160];
-    va_start(ap, line);
-    while ((want = va_arg(ap, const char *)) != NULL) {
-        if (n >= fs->asked_count || n >= FS_MAX_ASKED || strcmp(fs->asked[n], want) != 0) {
-            if (ok)
-                snprintf(detail, sizeof detail, "path %u asked is \"%.60s\", want \"%.60s\"", (unsigned)n,
-                         n < fs->asked_count && n < FS_MAX_ASKED ? fs->asked[n] : "(nothing)", want);
-            ok = 0;
-        }
-        n++;
-    }
-    va_end(ap);
-    if (ok && fs->asked_count != n) {
-        snprintf(detail, sizeof detail, "%u paths asked, want %u; the next is \"%.60s\"", (unsigned)fs->asked_count,
-                 (unsigned)n, n < FS_MAX_ASKED ? fs->asked[n] : "?");
-        ok = 0;
-    }
-    if (ok)
-        detail[0] = '\0';
-    check_report(ok, file, line, "the paths asked for, in order", detail);
-    if (!ok) {
-        size_t i;
-        for (i = 0; i < fs->asked_count && i < FS_MAX_ASKED; i++)
-            fprintf(stderr, "    asked %u: %s\n", (unsigned)i, fs->asked[i]);
-    }
-}
-
-static int fs_was_asked(const mem_fs *fs, const char *needle)
-{
-    size_t i;
-    for (i = 0; i < fs->asked_count && i < FS_MAX_ASKED; i++)
-        if (strstr(fs->asked[i], needle) != NULL)
-            return 1;
     return 0;
 }
 
@@ -414,7 +207,7 @@ static void test_io_plain(const corpus *c)
     CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", MONADA "tris.skp", NULL);
     CHECK_EQ_U(fs.reads, 2);
     CHECK_EQ_U(fs.misses, 1);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         check_monada(model);
         CHECK(!has_warning(model, "no import"));
@@ -443,7 +236,7 @@ static void test_io_plain(const corpus *c)
     CHECK_MESSAGE(err.message, "tris.skm");
     CHECK_ASKED(&fs, MONADA "tris.skm", NULL);
     CHECK_EQ_U(fs.reads, 0);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 
     /* A skeleton nowhere: NOT_FOUND naming the files tried, every read released. */
     check_context("no skeleton");
@@ -461,7 +254,7 @@ static void test_io_plain(const corpus *c)
     CHECK_EQ_U(err.line, 0);
     CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", MONADA "tris.skp", NULL);
     CHECK_EQ_U(fs.reads, 1);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 
     /* A skeleton found but broken (cut short), or not fitting (testbox's 3 bones): the load fails
        and both reads are released. */
@@ -483,7 +276,7 @@ static void test_io_plain(const corpus *c)
         CHECK_RESULT(err.result, OSSA_ERR_TRUNCATED);
         CHECK_MESSAGE(err.message, "tris.skp");
         CHECK_EQ_U(fs.reads, 2);
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
 
         check_context("testbox's skeleton as monada's tris.skp");
         fs_init(&fs);
@@ -499,7 +292,7 @@ static void test_io_plain(const corpus *c)
         CHECK_MESSAGE(err.message, "tris.skp");
         CHECK(has_number(err.message, 3) && has_number(err.message, 27));
         CHECK_EQ_U(fs.reads, 2);
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
     }
 
     /* A failing read callback is an I/O error, whatever code it gives; reads so far are released. */
@@ -522,7 +315,7 @@ static void test_io_plain(const corpus *c)
             CHECK_MESSAGE(err.message, "tris.cfg");
             CHECK_EQ_U(fs.failures, 1);
             CHECK(!fs_was_asked(&fs, "tris.skp"));
-            fs_check_released(&fs);
+            CHECK_RELEASED(&fs);
         }
     }
     check_context(NULL);
@@ -555,12 +348,12 @@ static void test_io_lods(const corpus *c)
         opt.io = &fs.io;
         CHECK_OK(ossa_load_file(path, &opt, &model, &err));
         CHECK_ASKED(&fs, path, cfg, skp, MONADA "tris.cfg", MONADA "tris.skp", NULL);
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
         if (model) {
             ossa_model_info lod_info, base_info;
             check_monada(model);
             CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &base, NULL));
-            fs_check_released(&fs);
+            CHECK_RELEASED(&fs);
             if (base) {
                 ossa_bone_info a, b;
                 CHECK_OK(ossa_model_get_info(model, &lod_info));
@@ -593,7 +386,7 @@ static void test_io_lods(const corpus *c)
         model = NULL;
         CHECK_OK(ossa_load_file(path, &opt, &model, &err));
         CHECK_ASKED(&fs, path, cfg, skp, MONADA "tris.cfg", "models/skeletons/rig.skp", NULL);
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
         if (model)
             check_monada(model);
         ossa_model_free(model);
@@ -613,7 +406,7 @@ static void test_io_lods(const corpus *c)
         CHECK_MESSAGE(err.message, skp + strlen(MONADA));
         CHECK_MESSAGE(err.message, "tris.cfg");
         CHECK_MESSAGE(err.message, "tris.skp");
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
     }
     check_context(NULL);
 }
@@ -645,7 +438,7 @@ static void test_io_cfg(const corpus *c)
     CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &model, &err));
     CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", "models/skeletons/rig.skp", NULL);
     CHECK_EQ_U(fs.reads, 3);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         check_monada(model);
         CHECK(!has_warning(model, "no import"));
@@ -655,7 +448,7 @@ static void test_io_cfg(const corpus *c)
         fs_add(&fs, MONADA "tris.skp", &c->skp);
         opt.io = &fs.io;
         CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &plain, NULL));
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
         if (plain) {
             check_same_skin(model, plain);
             ossa_model_free(plain);
@@ -683,7 +476,7 @@ static void test_io_cfg(const corpus *c)
         CHECK_MESSAGE(err.message, "tris.cfg");
         CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", NULL);
         CHECK(!fs_was_asked(&fs, "passwd"));
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
     }
 
     /* A .cfg without import (Warsow's animation.cfg, served as tris.cfg): a warning, then tris.skp. */
@@ -698,7 +491,7 @@ static void test_io_cfg(const corpus *c)
     CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &model, &err));
     CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", MONADA "tris.skp", NULL);
     CHECK_EQ_U(fs.reads, 3);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         uint32_t n = ossa_model_warning_count(model), k, found = 0;
         check_monada(model);
@@ -727,7 +520,7 @@ static void test_io_cfg(const corpus *c)
     model = NULL;
     CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &model, &err));
     CHECK_ASKED(&fs, MONADA "tris.skm", MONADA "tris.cfg", MONADA "tris.skp", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         CHECK(has_warning(model, "no import"));
         check_monada(model);
@@ -753,7 +546,7 @@ static void test_io_memory(const corpus *c)
     opt.name = MONADA "tris.skm";
     CHECK_OK(ossa_load_memory(c->skm.data, c->skm.size, &opt, &model, &err));
     CHECK_ASKED(&fs, MONADA "tris.cfg", MONADA "tris.skp", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         check_monada(model);
         fs_init(&fs);
@@ -762,7 +555,7 @@ static void test_io_memory(const corpus *c)
         ossa_load_options_init(&opt);
         opt.io = &fs.io;
         CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &from_file, NULL));
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
         if (from_file) {
             check_same_skin(model, from_file);
             ossa_model_free(from_file);
@@ -812,7 +605,7 @@ static void test_io_memory(const corpus *c)
     model = NULL;
     CHECK_OK(ossa_load_memory(c->skm.data, c->skm.size, &opt, &model, &err));
     CHECK_EQ_U(fs.asked_count, 0);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (model) {
         CHECK_OK(ossa_model_get_info(model, &info));
         CHECK_EQ_U(info.flags & OSSA_MODEL_UNBOUND, OSSA_MODEL_UNBOUND);
@@ -851,7 +644,7 @@ static void test_bind(const corpus *c)
     ossa_load_options_init(&opt);
     opt.io = &fs.io;
     CHECK_OK(ossa_load_file(MONADA "tris.skm", &opt, &sidecar, NULL));
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (sidecar == NULL)
         return;
 
@@ -1173,7 +966,7 @@ static void test_scenes(void)
         check_context("framegroups through io");
         CHECK_OK(ossa_load_memory(bytes.data, bytes.size, &opt, &model, &err));
         CHECK_ASKED(&fs, "models/gen/scene.dpm.framegroups", NULL);
-        fs_check_released(&fs);
+        CHECK_RELEASED(&fs);
         check_context(NULL);
         if (model) {
             CHECK_OK(ossa_model_get_info(model, &info));

@@ -15,12 +15,12 @@
  * Needs $OSSA_CORPUS/sims and says so when it is absent; the NULL checks run without it. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "fixture.h"
+#include "memfs.h"
 
 /* Failed calls must leave *out alone: it is preset to this and compared afterwards. */
 static char sentinel_storage;
@@ -32,169 +32,6 @@ static void preset_error(ossa_error *err)
 {
     memset(err, 0x5a, sizeof *err);
     err->message[sizeof err->message - 1] = '\0';
-}
-
-#define CHECK_MESSAGE(message, needle) check_message((message), (needle), __FILE__, __LINE__)
-static void check_message(const char *message, const char *needle, const char *file, int line)
-{
-    char detail[300];
-    int ok = message != NULL && strstr(message, needle) != NULL;
-    detail[0] = '\0';
-    if (!ok)
-        snprintf(detail, sizeof detail, "message \"%.200s\" lacks \"%.60s\"", message ? message : "(null)", needle);
-    check_report(ok, file, line, "message names what failed", detail);
-}
-
-/* ---- a filesystem in memory, behind ossa_file_io ---- */
-
-#define FS_MAX_FILES 16
-#define FS_MAX_ASKED 32
-#define FS_MAX_TOKENS 64
-#define FS_PATH_MAX 256
-
-typedef struct fs_file {
-    const char *path;
-    const uint8_t *data;
-    size_t size;
-} fs_file;
-
-typedef struct mem_fs {
-    fs_file files[FS_MAX_FILES];
-    size_t file_count;
-    char asked[FS_MAX_ASKED][FS_PATH_MAX]; /* every path asked for, in order */
-    size_t asked_count;
-    uint8_t *tokens[FS_MAX_TOKENS]; /* the copy handed out by each successful read */
-    size_t token_sizes[FS_MAX_TOKENS];
-    int released[FS_MAX_TOKENS];
-    size_t token_count;
-    unsigned reads, releases, misses;
-    unsigned bad_releases; /* a token never handed out, or released twice */
-    ossa_file_io io;
-} mem_fs;
-
-static uint32_t fs_read(void *user, const char *path, const uint8_t **data, size_t *size, void **token)
-{
-    mem_fs *fs = user;
-    size_t i;
-    if (fs->asked_count < FS_MAX_ASKED)
-        snprintf(fs->asked[fs->asked_count], FS_PATH_MAX, "%s", path);
-    fs->asked_count++;
-    for (i = 0; i < fs->file_count; i++) {
-        const fs_file *f = &fs->files[i];
-        uint8_t *copy;
-        if (strcmp(f->path, path) != 0)
-            continue;
-        if (fs->token_count >= FS_MAX_TOKENS)
-            return OSSA_ERR_IO;
-        /* A heap copy that release() scribbles over and frees: a use of the bytes after their
-           release is a use-after-free the sanitizers see. */
-        copy = malloc(f->size ? f->size : 1);
-        if (copy == NULL)
-            return OSSA_ERR_OUT_OF_MEMORY;
-        if (f->size)
-            memcpy(copy, f->data, f->size);
-        fs->tokens[fs->token_count] = copy;
-        fs->token_sizes[fs->token_count] = f->size;
-        fs->released[fs->token_count] = 0;
-        fs->token_count++;
-        *data = copy;
-        *size = f->size;
-        *token = copy;
-        fs->reads++;
-        return OSSA_OK;
-    }
-    fs->misses++;
-    return OSSA_ERR_NOT_FOUND;
-}
-
-static void fs_release(void *user, void *token)
-{
-    mem_fs *fs = user;
-    size_t i;
-    for (i = fs->token_count; i-- > 0;) {
-        if (fs->tokens[i] != token)
-            continue;
-        if (fs->released[i]) {
-            fs->bad_releases++;
-            return;
-        }
-        memset(token, 0xee, fs->token_sizes[i] ? fs->token_sizes[i] : 1);
-        free(token);
-        fs->released[i] = 1;
-        fs->releases++;
-        return;
-    }
-    fs->bad_releases++;
-}
-
-/* Forget what was asked and read, keeping the files. */
-static void fs_reset(mem_fs *fs)
-{
-    fs->asked_count = 0;
-    fs->token_count = 0;
-    fs->reads = fs->releases = fs->misses = fs->bad_releases = 0;
-}
-
-static void fs_init(mem_fs *fs)
-{
-    memset(fs, 0, sizeof *fs);
-    fs->io.user = fs;
-    fs->io.read = fs_read;
-    fs->io.release = fs_release;
-}
-
-static void fs_add(mem_fs *fs, const char *path, const fx_buf *file)
-{
-    if (fs->file_count < FS_MAX_FILES) {
-        fs_file f;
-        f.path = path;
-        f.data = file->data;
-        f.size = file->size;
-        fs->files[fs->file_count++] = f;
-    }
-}
-
-/* Every successful read was released exactly once, and nothing else was released. */
-static void fs_check_released(mem_fs *fs)
-{
-    size_t i;
-    CHECK_EQ_U(fs->releases, fs->reads);
-    CHECK_EQ_U(fs->bad_releases, 0);
-    for (i = 0; i < fs->token_count; i++)
-        if (!fs->released[i]) {
-            free(fs->tokens[i]);
-            fs->released[i] = 1;
-        }
-}
-
-/* The paths asked for are exactly the NULL-terminated list that follows, in that order. */
-#define CHECK_ASKED(fs, ...) check_asked((fs), __FILE__, __LINE__, __VA_ARGS__)
-static void check_asked(const mem_fs *fs, const char *file, int line, ...)
-{
-    va_list ap;
-    const char *want;
-    size_t n = 0;
-    int ok = 1;
-    char detail[200];
-    va_start(ap, line);
-    while ((want = va_arg(ap, const char *)) != NULL) {
-        if (n >= fs->asked_count || n >= FS_MAX_ASKED || strcmp(fs->asked[n], want) != 0) {
-            if (ok)
-                snprintf(detail, sizeof detail, "path %u asked is \"%.70s\", want \"%.70s\"", (unsigned)n,
-                         n < fs->asked_count && n < FS_MAX_ASKED ? fs->asked[n] : "(nothing)", want);
-            ok = 0;
-        }
-        n++;
-    }
-    va_end(ap);
-    if (ok && fs->asked_count != n) {
-        snprintf(detail, sizeof detail, "%u paths asked, want %u; the next is \"%.70s\"", (unsigned)fs->asked_count,
-                 (unsigned)n, n < FS_MAX_ASKED ? fs->asked[n] : "?");
-        ok = 0;
-    }
-    if (ok)
-        detail[0] = '\0';
-    check_report(ok, file, line, "the paths asked for, in order", detail);
 }
 
 /* ---- the corpus files, and what a skill file declares ---- */
@@ -468,7 +305,7 @@ static void test_add_skills(const corpus *c)
     if (skeleton && skin)
         CHECK_OK(ossa_model_bind(skin, skeleton, &body, &err));
     check_context(NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (!body)
         goto done;
 
@@ -477,7 +314,7 @@ static void test_add_skills(const corpus *c)
     check_context("idle");
     CHECK_OK(ossa_model_add_skills(body, DIR "adult-idle1.cmx", &opt, &idle, &err));
     CHECK_ASKED(&fs, DIR "adult-idle1.cmx", DIR "xskill-A2O-idle1.cfp", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     fs_reset(&fs);
     check_context("walking");
     opt.name = DIR "a2o-walking-loop.cmx";
@@ -485,7 +322,7 @@ static void test_add_skills(const corpus *c)
         CHECK_OK(ossa_model_add_skills_memory(idle, c->walking_loop.data, c->walking_loop.size, &opt, &model, &err));
     opt.name = NULL;
     CHECK_ASKED(&fs, DIR "xskill-A2O-walking-fast-loop.cfp", DIR "xskill-A2O-walking-loop.cfp", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     check_context(NULL);
     if (!model)
         goto done;
@@ -542,7 +379,7 @@ done:
     ossa_model_free(body);
     ossa_model_free(skin);
     ossa_model_free(skeleton);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 }
 
 static void test_refused(const corpus *c)
@@ -557,7 +394,7 @@ static void test_refused(const corpus *c)
     opt.io = &fs.io;
     CHECK_OK(ossa_load_file(DIR "adult-skeleton.cmx", &opt, &skeleton, &err));
     CHECK_OK(ossa_load_file(DIR "xskin-b001mafit_01-PELVIS-BODY.skn", &opt, &skin, &err));
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     if (!skeleton || !skin)
         goto done;
 
@@ -577,7 +414,7 @@ static void test_refused(const corpus *c)
             CHECK_MESSAGE(err.message, "a2o-walking-start");
             CHECK_ASKED(&fs, files[i], DIR "xskill-A2O-walking-start.cfp", NULL);
             CHECK_EQ_U(fs.reads, 1);
-            fs_check_released(&fs);
+            CHECK_RELEASED(&fs);
             printf("missing CFP: %s\n", err.message);
         }
     }
@@ -593,7 +430,7 @@ static void test_refused(const corpus *c)
     CHECK_MESSAGE(err.message, "evil.cmx");
     CHECK_MESSAGE(err.message, "../../x");
     CHECK_ASKED(&fs, DIR "evil.cmx", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
     printf("escaping CFP name: %s\n", err.message);
     /* The same from memory. */
     fs_reset(&fs);
@@ -614,7 +451,7 @@ static void test_refused(const corpus *c)
     CHECK(out == SENTINEL);
     CHECK_MESSAGE(err.message, "ossa_model_bind");
     CHECK_ASKED(&fs, DIR "adult-idle1.cmx", NULL);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 
     /* A file without skills: INVALID_ARGUMENT. */
     fs_reset(&fs);
@@ -624,7 +461,7 @@ static void test_refused(const corpus *c)
                  OSSA_ERR_INVALID_ARGUMENT);
     CHECK(out == SENTINEL);
     CHECK_MESSAGE(err.message, "no skills");
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 
     /* The skill file itself missing: NOT_FOUND naming it. */
     fs_reset(&fs);
@@ -633,7 +470,7 @@ static void test_refused(const corpus *c)
     CHECK_RESULT(ossa_model_add_skills(skeleton, DIR "adult-idle2.cmx", &opt, &out, &err), OSSA_ERR_NOT_FOUND);
     CHECK(out == SENTINEL);
     CHECK_MESSAGE(err.message, "adult-idle2.cmx");
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 
     /* From memory without io there is nowhere to read the CFPs from. */
     check_context("memory without io");
@@ -647,7 +484,7 @@ static void test_refused(const corpus *c)
 done:
     ossa_model_free(skeleton);
     ossa_model_free(skin);
-    fs_check_released(&fs);
+    CHECK_RELEASED(&fs);
 }
 
 /* The OS filesystem: the skill file and its CFP in one directory, no options. */
