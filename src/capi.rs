@@ -531,6 +531,18 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
     })
 }
 
+/// The caller's input bytes, after checking them and the out-pointer for NULL.
+fn memory_input<'a>(data: *const u8, size: usize, out: *mut *mut ossa_model) -> Result<&'a [u8]> {
+    if data.is_null() {
+        return Err(null("data"));
+    }
+    if out.is_null() {
+        return Err(null("out"));
+    }
+    // SAFETY: the caller promises `size` readable bytes at `data` for this call.
+    Ok(unsafe { std::slice::from_raw_parts(data, size) })
+}
+
 fn hand_out(out: *mut *mut ossa_model, model: Model) {
     put(out, Box::into_raw(Box::new(ossa_model { model })));
 }
@@ -622,15 +634,8 @@ pub unsafe extern "C" fn ossa_load_memory(
     error: *mut ossa_error,
 ) -> u32 {
     guard(error, || {
-        if data.is_null() {
-            return Err(null("data"));
-        }
-        if out.is_null() {
-            return Err(null("out"));
-        }
+        let bytes = memory_input(data, size, out)?;
         let options = read_options(options)?;
-        // SAFETY: the caller promises `size` readable bytes at `data` for this call.
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
         let model = Model::load(bytes, &options.rust())?;
         hand_out(out, model);
         Ok(())
@@ -774,15 +779,8 @@ pub unsafe extern "C" fn ossa_model_add_skills_memory(
 ) -> u32 {
     guard(error, || {
         let model = model_ref(model)?;
-        if data.is_null() {
-            return Err(null("data"));
-        }
-        if out.is_null() {
-            return Err(null("out"));
-        }
+        let bytes = memory_input(data, size, out)?;
         let options = read_options(options)?;
-        // SAFETY: the caller promises `size` readable bytes at `data` for this call.
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
         let added = model.with_skills(bytes, &options.rust())?;
         hand_out(out, added);
         Ok(())
