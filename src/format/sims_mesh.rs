@@ -256,6 +256,26 @@ impl<'a> Lines<'a> {
         }
         Ok((count, n))
     }
+
+    /// A counted section: its count line (checked against the bytes left and the memory budget),
+    /// then one `item` per line, `record(index, line number, line)` reading each.
+    fn section<T>(
+        &mut self,
+        (what, item, min_line): (&str, &str, u64),
+        cost: u64,
+        budget: &mut Budget,
+        ck: &Checker,
+        mut record: impl FnMut(usize, u32, &'a [u8]) -> Result<T>,
+    ) -> Result<(Vec<T>, u32)> {
+        let (count, count_line) = self.count(what, min_line)?;
+        budget.add(ck, count, cost, Loc::Line(count_line))?;
+        let mut records = Vec::with_capacity(count as usize);
+        for i in 0..count as usize {
+            let (n, line) = self.expect(|| format!("{item} {i}"))?;
+            records.push(record(i, n, line)?);
+        }
+        Ok((records, count_line))
+    }
 }
 
 /// The `N` whitespace-separated fields of a line (any run of spaces or tabs separates them);
@@ -366,55 +386,56 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         bones.push(bone_name(line.trim_ascii(), i, Loc::Line(n), ck)?);
     }
 
-    let (count, n) = lines.count("faces", MIN_FACE_LINE)?;
-    budget.add(ck, count, COST_FACE, Loc::Line(n))?;
+    let (faces, n) = lines.section(
+        ("faces", "face", MIN_FACE_LINE),
+        COST_FACE,
+        &mut budget,
+        ck,
+        |t, n, line| ints::<3>(line, n, || format!("face {t}"), "three vertex indices"),
+    )?;
     let faces_at = Place::lines(n + 1);
-    let mut faces = Vec::with_capacity(count as usize);
-    for t in 0..count as usize {
-        let what = || format!("face {t}");
-        let (n, line) = lines.expect(what)?;
-        faces.push(ints::<3>(line, n, what, "three vertex indices")?);
-    }
 
-    let (count, bindings_count_line) = lines.count("bindings", MIN_BINDING_LINE)?;
-    budget.add(ck, count, COST_BINDING, Loc::Line(bindings_count_line))?;
+    let layout = "bone, first real vertex, real vertex count, first blend, blend count";
+    let (bindings, bindings_count_line) = lines.section(
+        ("bindings", "binding", MIN_BINDING_LINE),
+        COST_BINDING,
+        &mut budget,
+        ck,
+        |j, n, line| {
+            let [bone, first_real, real_count, first_blend, blend_count] =
+                ints::<5>(line, n, || format!("binding {j}"), layout)?;
+            Ok(Binding {
+                bone,
+                first_real,
+                real_count,
+                first_blend,
+                blend_count,
+            })
+        },
+    )?;
     let bindings_at = Place::lines(bindings_count_line + 1);
-    let mut bindings = Vec::with_capacity(count as usize);
-    for j in 0..count as usize {
-        let what = || format!("binding {j}");
-        let layout = "bone, first real vertex, real vertex count, first blend, blend count";
-        let (n, line) = lines.expect(what)?;
-        let [bone, first_real, real_count, first_blend, blend_count] =
-            ints::<5>(line, n, what, layout)?;
-        bindings.push(Binding {
-            bone,
-            first_real,
-            real_count,
-            first_blend,
-            blend_count,
-        });
-    }
 
-    let (count, n) = lines.count("uvs", MIN_UV_LINE)?;
-    budget.add(ck, count, COST_UV, Loc::Line(n))?;
+    let (uvs, n) = lines.section(
+        ("uvs", "uv", MIN_UV_LINE),
+        COST_UV,
+        &mut budget,
+        ck,
+        |v, n, line| floats::<2>(line, n, || format!("uv {v}"), "u, v"),
+    )?;
     let uvs_at = Place::lines(n + 1);
-    let mut uvs = Vec::with_capacity(count as usize);
-    for v in 0..count as usize {
-        let what = || format!("uv {v}");
-        let (n, line) = lines.expect(what)?;
-        uvs.push(floats::<2>(line, n, what, "u, v")?);
-    }
 
-    let (count, n) = lines.count("blends", MIN_BLEND_LINE)?;
-    budget.add(ck, count, COST_BLEND, Loc::Line(n))?;
+    let (blends, n) = lines.section(
+        ("blends", "blend", MIN_BLEND_LINE),
+        COST_BLEND,
+        &mut budget,
+        ck,
+        |k, n, line| {
+            let [target, weight] =
+                ints::<2>(line, n, || format!("blend {k}"), "target vertex, weight")?;
+            Ok((target, weight))
+        },
+    )?;
     let blends_at = Place::lines(n + 1);
-    let mut blends = Vec::with_capacity(count as usize);
-    for k in 0..count as usize {
-        let what = || format!("blend {k}");
-        let (n, line) = lines.expect(what)?;
-        let [target, weight] = ints::<2>(line, n, what, "target vertex, weight")?;
-        blends.push((target, weight));
-    }
 
     let (count, n) = lines.count("vectors", MIN_VECTOR_LINE)?;
     let expected = uvs.len() as u64 + blends.len() as u64;
@@ -1335,20 +1356,6 @@ pub fn write_bmf(model: &Model) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_are_written_as_c_g_with_three_exponent_digits() {
-        assert_eq!(c_g(0.263293), "0.263293");
-        assert_eq!(c_g(-0.0264804), "-0.0264804");
-        assert_eq!(c_g(1.11915e-6), "1.11915e-006");
-        assert_eq!(c_g(1.0), "1");
-        assert_eq!(c_g(-0.0), "-0");
-        assert_eq!(c_g(123456.0), "123456");
-        assert_eq!(c_g(1234567.0), "1.23457e+006");
-        assert_eq!(c_g(0.0001), "0.0001");
-        assert_eq!(c_g(9.999996), "10");
-        assert_eq!("1.11915e-006".parse::<f32>().ok(), Some(1.11915e-6));
-    }
 
     #[test]
     fn unscaling_finds_a_value_the_reader_scales_back() {

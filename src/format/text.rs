@@ -41,3 +41,22 @@ pub(crate) fn exact_text(x: f32) -> Option<String> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_as_c_g_with_three_exponent_digits() {
+        assert_eq!(c_g(0.263293), "0.263293");
+        assert_eq!(c_g(-0.0264804), "-0.0264804");
+        assert_eq!(c_g(1.11915e-6), "1.11915e-006");
+        assert_eq!(c_g(1.0), "1");
+        assert_eq!(c_g(-0.0), "-0");
+        assert_eq!(c_g(123456.0), "123456");
+        assert_eq!(c_g(1234567.0), "1.23457e+006");
+        assert_eq!(c_g(0.0001), "0.0001");
+        assert_eq!(c_g(9.999996), "10");
+        assert_eq!("1.11915e-006".parse::<f32>().ok(), Some(1.11915e-6));
+    }
+}
