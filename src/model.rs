@@ -372,7 +372,8 @@ pub struct Model {
     warnings: Vec<Name>,
 }
 
-fn parent_ok(parent: i32, index: usize) -> bool {
+/// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
+pub(crate) fn parent_ok(parent: i32, index: usize) -> bool {
     parent == -1 || (parent >= 0 && (parent as usize) < index)
 }
 

@@ -9,7 +9,7 @@ use byteorder::ByteOrder;
 use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::Checker;
-use crate::model::{Influence, Mesh, Name};
+use crate::model::{Bone, Influence, Mesh, Name, parent_ok};
 
 /// Bytes of one stored influence: origin[3], weight, normal[3], bone.
 pub(crate) const INFLUENCE_SIZE: u64 = 32;
@@ -119,6 +119,34 @@ pub(crate) fn name_field(
         )?;
     }
     Ok(Name::new(field))
+}
+
+/// A bone record: a name field of `name_size` bytes, then `i32 parent` and `u32 flags` (DPM and
+/// SKP lay their bones out alike). A parent that is not an earlier bone or -1 is a problem; -1
+/// stands in when validating.
+pub(crate) fn read_bone<E: ByteOrder>(
+    record: &[u8],
+    name_size: usize,
+    i: usize,
+    at: u64,
+    ck: &mut Checker,
+) -> Result<Bone> {
+    let name = name_field(record, name_size, at, ck, || format!("bone {i}"))?;
+    let mut parent = u32_at::<E>(record, name_size) as i32;
+    if !parent_ok(parent, i) {
+        ck.problem(
+            Error::malformed(format!(
+                "bone {i} ({name}): parent {parent} is not an earlier bone or -1"
+            ))
+            .at(at + name_size as u64),
+        )?;
+        parent = -1;
+    }
+    Ok(Bone {
+        name,
+        parent,
+        flags: u32_at::<E>(record, name_size + 4),
+    })
 }
 
 /// Writes a name into a field of `size` bytes, NUL-padded; `max` is the longest the format keeps.

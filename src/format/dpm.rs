@@ -13,7 +13,7 @@ use crate::cursor::{Cursor, span, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
     Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
-    read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+    read_bone, read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
 };
 use crate::format::{Checker, Format};
 use crate::math::Mat3x4;
@@ -159,22 +159,7 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     let mut bones = Vec::with_capacity(h.num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<40>().0.iter().enumerate() {
         let at = h.ofs_bones as u64 + i as u64 * BONE_SIZE;
-        let name = name_field(rec, NAME_SIZE, at, ck, || format!("bone {i}"))?;
-        let mut parent = u32_at::<Be>(rec, 32) as i32;
-        if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
-            ck.problem(
-                Error::malformed(format!(
-                    "bone {i} ({name}): parent {parent} is not an earlier bone or -1"
-                ))
-                .at(at + 32),
-            )?;
-            parent = -1;
-        }
-        bones.push(Bone {
-            name,
-            parent,
-            flags: u32_at::<Be>(rec, 36),
-        });
+        bones.push(read_bone::<Be>(rec, NAME_SIZE, i, at, ck)?);
     }
 
     let mut meshes = Vec::with_capacity(h.num_meshes as usize);

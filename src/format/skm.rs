@@ -21,11 +21,11 @@ use crate::cursor::{Cursor, span, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
     Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
-    read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+    read_bone, read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
 };
 use crate::format::{Checker, Format};
 use crate::math::Mat3x4;
-use crate::model::{Animation, Bone, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
+use crate::model::{Animation, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
 
 type Le = LittleEndian;
 
@@ -280,22 +280,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let mut bones = Vec::with_capacity(num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<72>().0.iter().enumerate() {
         let at = ofs_bones as u64 + i as u64 * BONE_SIZE;
-        let name = name_field(rec, NAME_SIZE, at, ck, || format!("bone {i}"))?;
-        let mut parent = u32_at::<Le>(rec, 64) as i32;
-        if !(parent == -1 || (parent >= 0 && (parent as usize) < i)) {
-            ck.problem(
-                Error::malformed(format!(
-                    "bone {i} ({name}): parent {parent} is not an earlier bone or -1"
-                ))
-                .at(at + 64),
-            )?;
-            parent = -1;
-        }
-        bones.push(Bone {
-            name,
-            parent,
-            flags: u32_at::<Le>(rec, 68),
-        });
+        bones.push(read_bone::<Le>(rec, NAME_SIZE, i, at, ck)?);
     }
 
     let pose_bytes = num_bones as u64 * POSE_SIZE;
