@@ -22,26 +22,28 @@ impl Model {
         flags: u32,
         target: &mut T,
     ) -> Result<()> {
-        let bind = self.skeleton().bind_pose().to_vec();
-        self.skin_mesh(mesh, &bind, first, count, flags, target)
+        self.skin_mesh(
+            mesh,
+            self.skeleton().bind_pose(),
+            first,
+            count,
+            flags,
+            target,
+        )
     }
 
     /// The inverse of every bone's bind-pose matrix; the zero matrix for a bone whose bind pose
     /// is singular.
     pub fn inverse_bind(&self, out: &mut [Mat3x4]) -> Result<()> {
-        let bind = self.skeleton().bind_pose();
-        if out.len() != bind.len() {
+        let inverse = self.skeleton().inverse_bind();
+        if out.len() != inverse.len() {
             return Err(Error::invalid_argument(format!(
                 "the output has room for {} bones, the model has {}",
                 out.len(),
-                bind.len()
+                inverse.len()
             )));
         }
-        // A bone collapsed to a point in its bind pose (hidden parts are, in real files) has no
-        // inverse; the zero matrix makes it contribute its pose's translation alone.
-        let zero = Mat3x4 { m: [0.0; 12] };
-        let inverses: Vec<Mat3x4> = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
-        out.copy_from_slice(&inverses);
+        out.copy_from_slice(inverse);
         Ok(())
     }
 
@@ -56,9 +58,11 @@ impl Model {
                 out.len()
             )));
         }
-        let mut inverse = vec![Mat3x4::IDENTITY; n];
-        self.inverse_bind(&mut inverse)?;
-        for ((o, b), i) in out.iter_mut().zip(bones).zip(&inverse) {
+        for ((o, b), i) in out
+            .iter_mut()
+            .zip(bones)
+            .zip(self.skeleton().inverse_bind())
+        {
             *o = b.mul(i);
         }
         Ok(())

@@ -233,6 +233,10 @@ pub struct Skeleton {
     animations: Vec<Animation>,
     /// Model-space frame-0 pose, the bind pose.
     bind: Vec<Mat3x4>,
+    /// Its inverses, for GPU skinning: computed once rather than every frame. A bone collapsed
+    /// to a point in its bind pose (hidden parts are, in real files) has none; the zero matrix
+    /// makes it contribute its pose's translation alone.
+    inverse_bind: Vec<Mat3x4>,
     bone_lookup: NameIndex,
     frame_lookup: NameIndex,
 }
@@ -263,6 +267,10 @@ impl Skeleton {
     /// Model-space bone matrices of frame 0.
     pub fn bind_pose(&self) -> &[Mat3x4] {
         &self.bind
+    }
+    /// The inverse of every bone's bind pose; the zero matrix where it has none.
+    pub fn inverse_bind(&self) -> &[Mat3x4] {
+        &self.inverse_bind
     }
 }
 
@@ -444,6 +452,8 @@ impl Model {
         if let Some(frame0) = poses.get(..nb) {
             concat_into(&bones, frame0, None, &mut bind);
         }
+        let zero = Mat3x4 { m: [0.0; 12] };
+        let inverse_bind = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
         let skeleton = Skeleton {
             bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
             frame_lookup: NameIndex::build(frames.len(), |i| frame_name(&frames, i)),
@@ -452,6 +462,7 @@ impl Model {
             poses,
             animations,
             bind,
+            inverse_bind,
         };
         let mut model = Model::with_skeleton(Arc::new(skeleton), meshes, format, unbound);
         model.up_axis = up_axis;
@@ -696,7 +707,7 @@ impl Model {
             + s.frames.iter().map(|f| f.name.0.len()).sum::<usize>();
         let skeleton = s.bones.len() * size_of::<Bone>()
             + s.frames.len() * size_of::<Frame>()
-            + (s.poses.len() + s.bind.len()) * size_of::<Mat3x4>()
+            + (s.poses.len() + s.bind.len() + s.inverse_bind.len()) * size_of::<Mat3x4>()
             + s.animations.len() * size_of::<Animation>()
             + names
             + s.bone_lookup.heap_bytes()
