@@ -206,6 +206,14 @@ impl Error {
         self
     }
 
+    /// Names the file when one is known.
+    pub fn in_file_if(self, file: Option<&Arc<str>>) -> Error {
+        match file {
+            Some(f) => self.in_file(f),
+            None => self,
+        }
+    }
+
     /// Names the file, unless a file is named already (a sidecar's error keeps its own name).
     pub fn in_file(mut self, file: &Arc<str>) -> Error {
         let d = self.detail_mut();

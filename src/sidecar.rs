@@ -50,7 +50,7 @@ fn read_optional(fs: &dyn FileSystem, path: &str) -> Result<Option<Vec<u8>>> {
 
 /// The last component of a path, which names a file in messages.
 pub(crate) fn label(path: &str) -> Arc<str> {
-    Arc::from(path.rsplit('/').next().unwrap_or(path))
+    Arc::from(path.rsplit(['/', '\\']).next().unwrap_or(path))
 }
 
 /// The path without the extension of its last component (`a.b/c.skm` -> `a.b/c`; `../x` keeps

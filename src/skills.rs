@@ -65,15 +65,11 @@ impl Model {
             Some(fs) => {
                 let fs_path = path.to_string_lossy().replace('\\', "/");
                 // The file is released once parsed, before its CFPs are read.
-                let file = labelled(
-                    parse_skill_file((*fs.read(&fs_path)?).as_ref(), options),
-                    file_label.as_ref(),
-                )?;
+                let file = parse_skill_file((*fs.read(&fs_path)?).as_ref(), options)
+                    .map_err(|e| e.in_file_if(file_label.as_ref()))?;
                 let sidecars = Sidecars::beside(fs, &fs_path);
-                labelled(
-                    add_skills(self, &file, file_label.as_deref(), &sidecars, options),
-                    file_label.as_ref(),
-                )
+                add_skills(self, &file, file_label.as_deref(), &sidecars, options)
+                    .map_err(|e| e.in_file_if(file_label.as_ref()))
             }
             None => {
                 let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
@@ -99,14 +95,7 @@ fn add_skills_from(
 ) -> Result<Model> {
     let added = parse_skill_file(data, options)
         .and_then(|file| add_skills(model, &file, file_label.as_deref(), sidecars, options));
-    labelled(added, file_label.as_ref())
-}
-
-fn labelled<T>(result: Result<T>, file_label: Option<&Arc<str>>) -> Result<T> {
-    match file_label {
-        Some(l) => result.map_err(|e| e.in_file(l)),
-        None => result,
-    }
+    added.map_err(|e| e.in_file_if(file_label.as_ref()))
 }
 
 fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<CharacterFile> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, read_os_file};
 use crate::model::{Model, ModelParts};
-use crate::sidecar::{Sidecars, os_place};
+use crate::sidecar::{Sidecars, label, os_place};
 
 /// The formats ossa knows, numbered as the C header's `ossa_format`.
 #[repr(u32)]
@@ -251,13 +251,7 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
 }
 
 fn file_label(options: &LoadOptions) -> Option<Arc<str>> {
-    options.name.as_deref().map(|n| {
-        let base = Path::new(n)
-            .file_name()
-            .and_then(|b| b.to_str())
-            .unwrap_or(n);
-        Arc::from(base)
-    })
+    options.name.as_deref().map(label)
 }
 
 fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<ModelParts> {
@@ -312,10 +306,7 @@ fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>
             None => Ok(model),
         }
     });
-    match (result, label) {
-        (Err(e), Some(label)) => Err(e.in_file(&label)),
-        (r, _) => r,
-    }
+    result.map_err(|e| e.in_file_if(label.as_ref()))
 }
 
 /// Loads a model from a file and its sidecars: through `options.io` when given, else from the
@@ -357,10 +348,7 @@ pub struct Report {
 /// at the first; a structural problem (data that ends early) still ends the walk.
 pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
     let label = file_label(options);
-    let name = |e: Error| match &label {
-        Some(l) => e.in_file(l),
-        None => e,
-    };
+    let name = |e: Error| e.in_file_if(label.as_ref());
     let mut checker = Checker::new(options, true);
     let parsed = parse(data, options, &mut checker);
     let mut problems: Vec<Error> = std::mem::take(&mut checker.problems)
