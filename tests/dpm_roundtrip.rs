@@ -1,15 +1,13 @@
 //! Saving a loaded DPM gives back the file it came from, byte for byte: every field the loader
 //! reads is kept (header bounds, frame bounds, flags, group ids, unterminated names).
 
+mod corpus;
+
+use corpus::corpus_dir;
+
 use std::path::PathBuf;
 
 use ossa::{LoadOptions, Model, dpm};
-
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("OSSA_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-}
 
 #[test]
 fn every_corpus_dpm_saves_back_to_its_own_bytes() {

@@ -1,6 +1,10 @@
 //! The savers' optimisations: unused bones go (attachments and ancestors stay), triangles are
 //! ordered for the vertex cache, vertices renumbered by first use; what a model draws is unchanged.
 
+mod corpus;
+
+use corpus::corpus_dir;
+
 use ossa::optimize::{
     OPTIMIZE_ALL, OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_UNUSED_BONES, OPTIMIZE_VERTEX_ORDER,
     cache_misses,
@@ -141,12 +145,7 @@ fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
 
 #[test]
 fn a_corpus_model_optimises_and_saves() {
-    let dir = std::env::var_os("OSSA_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-        });
-    let path = dir.join("dpm/xon_zombie.dpm");
+    let path = corpus_dir().join("dpm/xon_zombie.dpm");
     let Ok(bytes) = std::fs::read(&path) else {
         eprintln!(
             "corpus not found at {}; skipping a_corpus_model_optimises_and_saves",

@@ -2,6 +2,10 @@
 //! file is in the retail layout), skeleton models written as CMX/BCF and loaded back with the
 //! same rest pose, detection by content, and what the writer refuses.
 
+mod corpus;
+
+use corpus::corpus_subdir;
+
 use std::path::{Path, PathBuf};
 
 use ossa::format::cmx::{self, CharacterFile};
@@ -13,21 +17,8 @@ use ossa::{Bone, ErrorCode, Format, LoadOptions, Mat3x4, Model, ModelParts, Name
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    }
-}
-
 fn sims_dir(test: &str) -> Option<PathBuf> {
-    let dir = corpus_dir().join("sims");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("corpus not found at {}; skipping {test}", dir.display());
-        None
-    }
+    corpus_subdir("sims", test)
 }
 
 fn read(dir: &Path, name: &str) -> Vec<u8> {

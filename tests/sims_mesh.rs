@@ -5,7 +5,9 @@
 //! rules), which must end in a clean error with the right code and line or byte, never a panic,
 //! and within a memory budget.
 
-use std::path::{Path, PathBuf};
+mod corpus;
+
+use corpus::corpus_dir;
 
 use ossa::{
     Bone, BoneSlots, ErrorCode, Format, Frame, FrameBlend, Influence, LoadOptions, Mat3x4, Model,
@@ -229,13 +231,6 @@ impl RefSkn {
 // ---------------------------------------------------------------------------------------------
 // The corpus
 // ---------------------------------------------------------------------------------------------
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    }
-}
 
 /// Every corpus SKN with its bytes, or None (after saying so) when the corpus is absent.
 fn corpus_skns(test: &str) -> Option<Vec<(String, Vec<u8>)>> {

@@ -3,6 +3,10 @@
 //! parser and f64 quaternion math, FORMATS §4.3), skills against what the files declare, and
 //! hostile inputs against clean errors.
 
+mod corpus;
+
+use corpus::corpus_subdir;
+
 mod counting_alloc;
 
 use std::path::{Path, PathBuf};
@@ -20,21 +24,8 @@ static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 // Corpus
 // ---------------------------------------------------------------------------------------------
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    }
-}
-
 fn sims_dir(test: &str) -> Option<PathBuf> {
-    let dir = corpus_dir().join("sims");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("corpus not found at {}; skipping {test}", dir.display());
-        None
-    }
+    corpus_subdir("sims", test)
 }
 
 fn read(dir: &Path, name: &str) -> Vec<u8> {

@@ -6,6 +6,10 @@
 //! The corpus tests serve the corpus under the game's own names (`characters/adult-idle1.cmx`,
 //! `characters/xskill-A2O-idle1.cfp`) and skip when it is absent; the hand-made tests need none.
 
+mod corpus;
+
+use corpus::corpus_subdir;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -587,17 +591,7 @@ fn the_os_filesystem_reads_cfps_inside_the_base_directory() {
 // ---------------------------------------------------------------------------------------------
 
 fn sims_dir(test: &str) -> Option<PathBuf> {
-    let corpus = match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    let dir = corpus.join("sims");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("corpus not found at {}; skipping {test}", dir.display());
-        None
-    }
+    corpus_subdir("sims", test)
 }
 
 /// The corpus files a character needs, without the corpus's prefixes, under `characters/`;

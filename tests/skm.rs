@@ -2,7 +2,11 @@
 //! (little-endian, independent of ossa's), their bind meshes against the direct formula in f64,
 //! winding, references, round trips, and DPM -> SKM + SKP -> bind.
 
-use std::path::{Path, PathBuf};
+mod corpus;
+
+use corpus::corpus_dir;
+
+use std::path::PathBuf;
 
 use ossa::synth::TubeRig;
 use ossa::{
@@ -13,13 +17,6 @@ use ossa::{
 // ---------------------------------------------------------------------------------------------
 // Corpus
 // ---------------------------------------------------------------------------------------------
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    }
-}
 
 fn corpus_file(rel: &str, test: &str) -> Option<Vec<u8>> {
     let path = corpus_dir().join(rel);

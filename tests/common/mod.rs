@@ -5,7 +5,7 @@
 //! Each test binary uses a different subset of this module.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
@@ -14,13 +14,9 @@ use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 // Corpus
 // ---------------------------------------------------------------------------------------------
 
-/// `$OSSA_CORPUS`, or `../shared/corpus` next to the crate.
-pub fn corpus_dir() -> PathBuf {
-    match std::env::var_os("OSSA_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    }
-}
+#[path = "../corpus/mod.rs"]
+mod corpus;
+pub use corpus::corpus_dir;
 
 /// One corpus file: its bytes, the independent parse, and ossa's model.
 pub struct CorpusDpm {
