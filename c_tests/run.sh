@@ -17,8 +17,11 @@ lib=target/release
 out=target/c_tests
 libdir=$(pwd)/$lib
 
-tests=(test_basics test_load test_query test_pose test_skin test_threads test_save test_corpus test_gpu test_sidecars test_skills)
-cpp_tests=(cpp_header)
+# Every c_tests/test_*.c and c_tests/*.cpp is a test program.
+tests=()
+for f in c_tests/test_*.c; do tests+=("$(basename "$f" .c)"); done
+cpp_tests=()
+for f in c_tests/*.cpp; do cpp_tests+=("$(basename "$f" .cpp)"); done
 if [ $# -gt 0 ]; then
   tests=()
   cpp_tests=()

@@ -154,6 +154,10 @@ enum ossa_format
    * DashGL DMF 1.5, JSON
    */
   OSSA_FORMAT_DMF_JSON = 10,
+  /**
+   * Midtown Madness 2 text mesh; bones come from an MM2 SKEL
+   */
+  OSSA_FORMAT_MM2_MOD = 11,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -90,6 +90,8 @@ pub enum ossa_format {
     OSSA_FORMAT_DMF = 9,
     /// DashGL DMF 1.5, JSON
     OSSA_FORMAT_DMF_JSON = 10,
+    /// Midtown Madness 2 text mesh; bones come from an MM2 SKEL
+    OSSA_FORMAT_MM2_MOD = 11,
 }
 
 /// Optional out-parameter of the functions that load.
@@ -590,6 +592,7 @@ pub extern "C" fn ossa_format_name(format: u32) -> *const c_char {
         8 => c"OSSA_FORMAT_MM2_SKEL",
         9 => c"OSSA_FORMAT_DMF",
         10 => c"OSSA_FORMAT_DMF_JSON",
+        11 => c"OSSA_FORMAT_MM2_MOD",
         _ => c"OSSA_FORMAT_UNKNOWN",
     };
     name.as_ptr()

@@ -385,9 +385,13 @@ fn detection_by_content() {
     // BCF (all zero), a BCF with bytes after it or cut short, text.
     let mut longer = bcf.clone();
     longer.push(0);
-    let cases: [(&str, &[u8]); 9] = [
+    // MM2's `.mod` text starts with `version:`, which is not a CMX version line.
+    assert_eq!(
+        detect(b"version: 1.10\nverts: 3\n", None),
+        Some(Format::Mm2Mod)
+    );
+    let cases: [(&str, &[u8]); 8] = [
         ("comment", b"// Character File\nsomething\n"),
-        ("mod", b"version: 1.10\nverts: 3\n"),
         ("version 1", b"version 1\n"),
         ("version words", b"version 300 extra\n"),
         ("empty bcf", &[0u8; 12]),

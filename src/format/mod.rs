@@ -3,7 +3,9 @@
 mod binary;
 pub mod cfp;
 pub mod cmx;
+pub mod dmf;
 pub mod dpm;
+pub mod mm2;
 pub mod sims_mesh;
 pub mod skm;
 mod text;
@@ -33,10 +35,11 @@ pub enum Format {
     Mm2Skel = 8,
     Dmf = 9,
     DmfJson = 10,
+    Mm2Mod = 11,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Auto,
         Format::Dpm,
         Format::Skm,
@@ -48,6 +51,7 @@ impl Format {
         Format::Mm2Skel,
         Format::Dmf,
         Format::DmfJson,
+        Format::Mm2Mod,
     ];
 
     pub fn from_u32(v: u32) -> Option<Format> {
@@ -68,6 +72,7 @@ impl Format {
             Format::Mm2Skel => "MM2 SKEL",
             Format::Dmf => "DMF",
             Format::DmfJson => "DMF JSON",
+            Format::Mm2Mod => "MM2 MOD",
         }
     }
 
@@ -91,6 +96,8 @@ impl Format {
             Format::SimsCmx
         } else if ext(".skel") {
             Format::Mm2Skel
+        } else if ext(".mod") {
+            Format::Mm2Mod
         } else if ext(".dmf") {
             Format::Dmf
         } else {
@@ -222,6 +229,9 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     if data.starts_with(dpm::MAGIC) {
         return Some(Format::Dpm);
     }
+    if data.starts_with(dmf::MAGIC) {
+        return Some(Format::Dmf);
+    }
     let by_name = name.and_then(Format::from_extension);
     // SKM and SKP share their magic; the name's extension tells them apart, and without one
     // the layout does: byte 20 is an SKM's mesh table offset or an SKP's bone table offset, and
@@ -232,6 +242,10 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
             _ if skm::looks_like_skp(data) => Format::Skp,
             _ => Format::Skm,
         });
+    }
+    // A `.dmf` holds either form: binary starts with its magic (handled above), else JSON.
+    if by_name == Some(Format::Dmf) {
+        return Some(Format::DmfJson);
     }
     if by_name.is_some() {
         return by_name;
@@ -246,6 +260,15 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     }
     if cmx::looks_like_bcf(data) {
         return Some(Format::SimsBcf);
+    }
+    if dmf::looks_like_json(data) {
+        return Some(Format::DmfJson);
+    }
+    if mm2::looks_like_mod(data) {
+        return Some(Format::Mm2Mod);
+    }
+    if mm2::looks_like_skel(data) {
+        return Some(Format::Mm2Skel);
     }
     None
 }
@@ -271,10 +294,11 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
         Format::SimsBcf => cmx::read_bcf(data, checker, options.skeleton.as_deref()),
         Format::SimsSkn => sims_mesh::read_skn(data, checker),
         Format::SimsBmf => sims_mesh::read_bmf(data, checker),
-        other => Err(Error::unsupported(format!(
-            "{} files are not supported by this version of ossa",
-            other.name()
-        ))),
+        Format::Mm2Skel => mm2::read_skel(data, checker),
+        Format::Mm2Mod => mm2::read_mod(data, checker),
+        Format::Dmf => dmf::read_binary(data, checker),
+        Format::DmfJson => dmf::read_json(data, checker),
+        Format::Auto => Err(Error::unknown_format("no format to read the data as")),
     }
 }
 
