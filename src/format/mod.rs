@@ -223,6 +223,19 @@ impl Checker {
     }
 }
 
+/// Heap a load will need so far, checked against the caller's limit as it grows (text formats,
+/// whose records are counted as they are read).
+#[derive(Default)]
+pub(crate) struct Budget(u64);
+
+impl Budget {
+    /// Adds `count` records of about `cost` bytes each; `Limit` once past the caller's ceiling.
+    pub fn add(&mut self, ck: &Checker, count: u64, cost: u64) -> Result<()> {
+        self.0 = self.0.saturating_add(count.saturating_mul(cost));
+        ck.reserve(self.0, "the model")
+    }
+}
+
 /// The format of `data`: from a magic number, then from `name`'s extension, then from content
 /// that has no magic number (Sims character files).
 pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {

@@ -26,8 +26,8 @@ use byteorder::LittleEndian;
 use crate::cursor::{Cursor, f32_at, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{put_f32, put_u32};
-use crate::format::text::{c_g, exact_text};
-use crate::format::{Checker, Format};
+use crate::format::text::{Lines, c_g, exact_text, floats, ints, show};
+use crate::format::{Budget, Checker, Format};
 use crate::model::{BoneSlots, Influence, Mesh, MeshParts, Model, ModelParts, Name};
 
 type Le = LittleEndian;
@@ -36,8 +36,6 @@ type Le = LittleEndian;
 const WEIGHT_ONE: u32 = 32768;
 /// No binding owns this vertex or blend.
 const NONE: u32 = u32::MAX;
-/// The longest text shown from a line in a message.
-const SHOWN: usize = 40;
 
 // BMF record sizes, and fields' byte offsets inside a record (used to place problems).
 const FACE_SIZE: u64 = 12;
@@ -152,28 +150,6 @@ struct Raw {
     vectors_at: Place,
 }
 
-/// Heap the load will need so far, checked against the caller's limit before each table.
-#[derive(Default)]
-struct Budget(u64);
-
-impl Budget {
-    fn add(&mut self, ck: &Checker, count: u32, cost: u64, at: Loc) -> Result<()> {
-        self.0 = self.0.saturating_add(count as u64 * cost);
-        ck.reserve(self.0, "the mesh").map_err(|e| at.mark(e))
-    }
-}
-
-/// Some text of a line, for a message.
-fn show(bytes: &[u8]) -> String {
-    let cut = bytes.get(..SHOWN).unwrap_or(bytes);
-    let text: String = String::from_utf8_lossy(cut).escape_debug().collect();
-    if cut.len() < bytes.len() {
-        format!("{text}...")
-    } else {
-        text
-    }
-}
-
 /// A name as a file stores it. A NUL would cut it short, so it is reported.
 fn checked_name(bytes: &[u8], what: &str, at: Loc, ck: &mut Checker) -> Result<Name> {
     if bytes.contains(&0) {
@@ -197,66 +173,7 @@ fn bone_name(bytes: &[u8], i: usize, at: Loc, ck: &mut Checker) -> Result<Name> 
 // SKN
 // ---------------------------------------------------------------------------------------------
 
-/// The lines of a text file, LF or CRLF.
-struct Lines<'a> {
-    rest: &'a [u8],
-    /// The number of the line returned last (0 before the first).
-    line: u32,
-}
-
 impl<'a> Lines<'a> {
-    fn next(&mut self) -> Option<(u32, &'a [u8])> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                let (line, rest) = self.rest.split_at_checked(i).unwrap_or((self.rest, &[]));
-                (line, rest.get(1..).unwrap_or_default())
-            }
-            None => (self.rest, &[][..]),
-        };
-        self.rest = rest;
-        self.line = self.line.saturating_add(1);
-        Some((self.line, line.strip_suffix(b"\r").unwrap_or(line)))
-    }
-
-    /// The next line, which must hold `what`.
-    fn expect(&mut self, what: impl FnOnce() -> String) -> Result<(u32, &'a [u8])> {
-        let missing = self.line.saturating_add(1);
-        self.next().ok_or_else(|| {
-            Error::truncated(format!("the data ends where a line should hold {}", what()))
-                .on_line(missing)
-        })
-    }
-
-    /// A count line announcing records of at least `min_line` bytes each; fails when the bytes
-    /// left cannot hold them.
-    fn count(&mut self, what: &str, min_line: u64) -> Result<(u32, u32)> {
-        let (n, line) = self.expect(|| format!("the {what} count"))?;
-        let [field] = fields(line, n, || format!("the {what} count"), "a whole number")?;
-        let count = std::str::from_utf8(field)
-            .ok()
-            .and_then(|s| s.parse::<u32>().ok())
-            .ok_or_else(|| {
-                Error::malformed(format!(
-                    "the {what} count: expected a whole number from 0 to {}, found `{}`",
-                    u32::MAX,
-                    show(field)
-                ))
-                .on_line(n)
-            })?;
-        let left = self.rest.len() as u64;
-        let need = (count as u64 * min_line).saturating_sub(1);
-        if need > left {
-            return Err(Error::truncated(format!(
-                "{count} {what} need at least {need} more bytes, the data has {left}"
-            ))
-            .on_line(n));
-        }
-        Ok((count, n))
-    }
-
     /// A counted section: its count line (checked against the bytes left and the memory budget),
     /// then one `item` per line, `record(index, line number, line)` reading each.
     fn section<T>(
@@ -268,7 +185,9 @@ impl<'a> Lines<'a> {
         mut record: impl FnMut(usize, u32, &'a [u8]) -> Result<T>,
     ) -> Result<(Vec<T>, u32)> {
         let (count, count_line) = self.count(what, min_line)?;
-        budget.add(ck, count, cost, Loc::Line(count_line))?;
+        budget
+            .add(ck, count.into(), cost)
+            .map_err(|e| Loc::Line(count_line).mark(e))?;
         let mut records = Vec::with_capacity(count as usize);
         for i in 0..count as usize {
             let (n, line) = self.expect(|| format!("{item} {i}"))?;
@@ -278,100 +197,9 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// The `N` whitespace-separated fields of a line (any run of spaces or tabs separates them);
-/// `layout` names them for a message.
-fn fields<'a, const N: usize>(
-    line: &'a [u8],
-    n: u32,
-    what: impl FnOnce() -> String,
-    layout: &str,
-) -> Result<[&'a [u8]; N]> {
-    let mut out: [&[u8]; N] = [&[]; N];
-    let mut found = 0usize;
-    for field in line
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|f| !f.is_empty())
-    {
-        if let Some(slot) = out.get_mut(found) {
-            *slot = field;
-        }
-        found += 1;
-    }
-    if found != N {
-        return Err(Error::malformed(format!(
-            "{}: expected {N} field{} ({layout}), found {found}: `{}`",
-            what(),
-            if N == 1 { "" } else { "s" },
-            show(line)
-        ))
-        .on_line(n));
-    }
-    Ok(out)
-}
-
-fn int(field: &[u8], n: u32, what: impl FnOnce() -> String) -> Result<i64> {
-    std::str::from_utf8(field)
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
-        .ok_or_else(|| {
-            Error::malformed(format!(
-                "{}: expected a whole number, found `{}`",
-                what(),
-                show(field)
-            ))
-            .on_line(n)
-        })
-}
-
-/// A number as written; NaN and infinity are kept, for the checks to report with their place.
-fn float(field: &[u8], n: u32, what: impl FnOnce() -> String) -> Result<f32> {
-    std::str::from_utf8(field)
-        .ok()
-        .and_then(|s| s.parse::<f32>().ok())
-        .ok_or_else(|| {
-            Error::malformed(format!(
-                "{}: expected a number, found `{}`",
-                what(),
-                show(field)
-            ))
-            .on_line(n)
-        })
-}
-
-fn ints<const N: usize>(
-    line: &[u8],
-    n: u32,
-    what: impl Fn() -> String,
-    layout: &str,
-) -> Result<[i64; N]> {
-    let f = fields::<N>(line, n, &what, layout)?;
-    let mut out = [0i64; N];
-    for (o, field) in out.iter_mut().zip(f) {
-        *o = int(field, n, &what)?;
-    }
-    Ok(out)
-}
-
-fn floats<const N: usize>(
-    line: &[u8],
-    n: u32,
-    what: impl Fn() -> String,
-    layout: &str,
-) -> Result<[f32; N]> {
-    let f = fields::<N>(line, n, &what, layout)?;
-    let mut out = [0f32; N];
-    for (o, field) in out.iter_mut().zip(f) {
-        *o = float(field, n, &what)?;
-    }
-    Ok(out)
-}
-
 /// Reads a Sims SKN (text) mesh.
 pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
-    let mut lines = Lines {
-        rest: data,
-        line: 0,
-    };
+    let mut lines = Lines::new(data);
     let mut budget = Budget::default();
     let (n, line) = lines.expect(|| "the skin name".into())?;
     let name = checked_name(line.trim_ascii(), "the skin name", Loc::Line(n), ck)?;
@@ -379,7 +207,9 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let texture = checked_name(line.trim_ascii(), "the texture name", Loc::Line(n), ck)?;
 
     let (count, n) = lines.count("bone names", MIN_NAME_LINE)?;
-    budget.add(ck, count, COST_BONE, Loc::Line(n))?;
+    budget
+        .add(ck, count.into(), COST_BONE)
+        .map_err(|e| Loc::Line(n).mark(e))?;
     let mut bones = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
         let (n, line) = lines.expect(|| format!("the name of bone {i}"))?;
@@ -448,7 +278,9 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ))
         .on_line(n));
     }
-    budget.add(ck, count, COST_VECTOR, Loc::Line(n))?;
+    budget
+        .add(ck, count.into(), COST_VECTOR)
+        .map_err(|e| Loc::Line(n).mark(e))?;
     let vectors_at = Place::lines(n + 1);
     let mut vectors = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
@@ -532,7 +364,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let (texture, _) = pascal(&mut c, "the texture name", ck)?;
 
     let (count, at) = bmf_count(&mut c, "bone names", 1)?;
-    budget.add(ck, count, COST_BONE, Loc::Byte(at))?;
+    budget
+        .add(ck, count.into(), COST_BONE)
+        .map_err(|e| Loc::Byte(at).mark(e))?;
     let mut bones = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
         let what = format!("bone {i}: the name");
@@ -545,7 +379,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     }
 
     let (count, at) = bmf_count(&mut c, "faces", FACE_SIZE)?;
-    budget.add(ck, count, COST_FACE, Loc::Byte(at))?;
+    budget
+        .add(ck, count.into(), COST_FACE)
+        .map_err(|e| Loc::Byte(at).mark(e))?;
     let (bytes, faces_at) = bmf_table(&mut c, count, FACE_SIZE)?;
     let faces = bytes
         .as_chunks::<12>()
@@ -555,7 +391,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         .collect();
 
     let (count, bindings_count_at) = bmf_count(&mut c, "bindings", BINDING_SIZE)?;
-    budget.add(ck, count, COST_BINDING, Loc::Byte(bindings_count_at))?;
+    budget
+        .add(ck, count.into(), COST_BINDING)
+        .map_err(|e| Loc::Byte(bindings_count_at).mark(e))?;
     let (bytes, bindings_at) = bmf_table(&mut c, count, BINDING_SIZE)?;
     let bindings = bytes
         .as_chunks::<20>()
@@ -572,7 +410,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         .collect();
 
     let (count, at) = bmf_count(&mut c, "uvs", UV_SIZE)?;
-    budget.add(ck, count, COST_UV, Loc::Byte(at))?;
+    budget
+        .add(ck, count.into(), COST_UV)
+        .map_err(|e| Loc::Byte(at).mark(e))?;
     let (bytes, uvs_at) = bmf_table(&mut c, count, UV_SIZE)?;
     let uvs: Vec<[f32; 2]> = bytes
         .as_chunks::<8>()
@@ -582,7 +422,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         .collect();
 
     let (count, at) = bmf_count(&mut c, "blends", BLEND_SIZE)?;
-    budget.add(ck, count, COST_BLEND, Loc::Byte(at))?;
+    budget
+        .add(ck, count.into(), COST_BLEND)
+        .map_err(|e| Loc::Byte(at).mark(e))?;
     let (bytes, blends_at) = bmf_table(&mut c, count, BLEND_SIZE)?;
     // Weight first, then the target: the reverse of the text order.
     let blends: Vec<(i64, i64)> = bytes
@@ -611,7 +453,9 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     }
     c.require(count as u64 * VECTOR_SIZE)
         .within(|| format!("{count} vectors of {VECTOR_SIZE} bytes"))?;
-    budget.add(ck, count, COST_VECTOR, Loc::Byte(count_at))?;
+    budget
+        .add(ck, count.into(), COST_VECTOR)
+        .map_err(|e| Loc::Byte(count_at).mark(e))?;
     let (bytes, vectors_at) = bmf_table(&mut c, count, VECTOR_SIZE)?;
     let vectors = bytes
         .as_chunks::<24>()
