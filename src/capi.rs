@@ -1405,8 +1405,9 @@ fn check_optimize_flags(flags: u32) -> Result<u32> {
     Ok(flags)
 }
 
-/// Writes `model` as `format` (DPM, SKM or SKP) through `write`, which may be called several
-/// times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model first, as ossa_model_optimize does.
+/// Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD) through
+/// `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model
+/// first, as ossa_model_optimize does.
 ///
 /// # Safety
 /// `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.

@@ -23,7 +23,7 @@ pub mod skin;
 pub mod synth;
 
 pub use error::{Detail, Error, ErrorCode, Result};
-pub use format::{Format, LoadOptions, Report, cfp, cmx, dpm, sims_mesh, skm, validate};
+pub use format::{Format, LoadOptions, Report, cfp, cmx, dpm, mm2, sims_mesh, skm, validate};
 pub use math::Mat3x4;
 pub use model::{
     Animation, BONE_ATTACHMENT, Bone, BoneSlots, Extent, Frame, Influence, Mesh, MeshParts, Model,
@@ -53,6 +53,8 @@ impl Model {
             Format::SimsBmf => format::sims_mesh::write_bmf(self),
             Format::SimsCmx => cmx::write_cmx(self),
             Format::SimsBcf => cmx::write_bcf(self),
+            Format::Mm2Skel => mm2::write_skel(self),
+            Format::Mm2Mod => mm2::write_mod(self),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()
