@@ -14,6 +14,9 @@
 //!
 //!   None found is `NotFound`, naming every file tried.
 //!
+//! - MM2 `.mod`: the skeleton is `NAME.skel` beside `NAME.mod` (the game's archives keep
+//!   `pedmodel_woman.mod` with `pedmodel_woman.skel`, `.shaders` and `.csv` of the same name in
+//!   `anim/`). None there is `NotFound`, naming it.
 //! - Sims skills: a skill's values are in `ANIMATION.cfp` beside the character file (CMX or
 //!   BCF) that holds the skill, `ANIMATION` being the skill's animation name as the file spells
 //!   it (the game's own names: `xskill-A2O-idle1.cfp`).
@@ -172,11 +175,50 @@ impl Sidecars<'_> {
         Ok(())
     }
 
-    /// What the assembled model needs from its sidecars (an SKM's skeleton).
+    /// What the assembled model needs from its sidecars (an SKM's or a MOD's skeleton).
     pub fn complete_model(&self, model: Model, options: &LoadOptions) -> Result<Model> {
-        if model.format() != Format::Skm || model.unbound().is_none() {
+        if model.unbound().is_none() {
             return Ok(model);
         }
+        match model.format() {
+            Format::Skm => self.skm_skeleton(model, options),
+            Format::Mm2Mod => self.mod_skeleton(model, options),
+            _ => Ok(model),
+        }
+    }
+
+    /// Loads the skeleton at `path` and binds the model to it.
+    fn bind_to(
+        &self,
+        model: &Model,
+        path: String,
+        data: &[u8],
+        format: Format,
+        options: &LoadOptions,
+    ) -> Result<Model> {
+        let skeleton_options = LoadOptions {
+            format,
+            name: Some(path.clone()),
+            io: None,
+            ..options.clone()
+        };
+        let skeleton = crate::format::load(data, &skeleton_options)?;
+        Model::bind(model, &skeleton).map_err(|e| e.within(format!("binding to {path}")))
+    }
+
+    /// An MM2 mesh's skeleton: `NAME.skel` beside `NAME.mod`.
+    fn mod_skeleton(&self, model: Model, options: &LoadOptions) -> Result<Model> {
+        let path = self.sibling(&format!("{}.skel", without_extension(&self.file_name)));
+        let Some(data) = read_optional(self.fs, &path)? else {
+            return Err(Error::not_found(format!(
+                "no skeleton for this MOD: {path} does not exist"
+            )));
+        };
+        self.bind_to(&model, path, &data, Format::Mm2Skel, options)
+    }
+
+    /// An SKM's skeleton by qfusion's rules.
+    fn skm_skeleton(&self, model: Model, options: &LoadOptions) -> Result<Model> {
         let mut tried = Vec::new();
         let mut warnings = Vec::new();
         let own = without_extension(&self.file_name);
@@ -192,15 +234,7 @@ impl Sidecars<'_> {
                 tried.join(", ")
             )));
         };
-        let skeleton_options = LoadOptions {
-            format: Format::Skp,
-            name: Some(path.clone()),
-            io: None,
-            ..options.clone()
-        };
-        let skeleton = crate::format::load(&data, &skeleton_options)?;
-        let bound =
-            Model::bind(&model, &skeleton).map_err(|e| e.within(format!("binding to {path}")))?;
+        let bound = self.bind_to(&model, path, &data, Format::Skp, options)?;
         Ok(bound.with_warnings(warnings))
     }
 
