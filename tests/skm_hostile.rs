@@ -4,11 +4,13 @@
 //! offset, never a panic, and loading must not allocate much more than the input's size.
 
 use ossa::synth::TubeRig;
-use ossa::{BoneSlots, ErrorCode, Format, LoadOptions, Model, skm};
+use ossa::{ErrorCode, Format, LoadOptions, Model, skm};
 
 mod counting_alloc;
+mod invariants;
 
 use counting_alloc::{budget, peak_of};
+use invariants::check_invariants;
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
@@ -115,39 +117,6 @@ const CLEAN: [ErrorCode; 5] = [
     ErrorCode::Malformed,
     ErrorCode::Limit,
 ];
-
-/// The invariants a loaded model keeps, whatever the bytes were.
-fn check_invariants(m: &Model, what: &str) {
-    let slots = match m.unbound() {
-        Some(BoneSlots::ByIndex(n)) => *n as usize,
-        Some(BoneSlots::ByName(_)) => panic!("{what}: SKM meshes name no bones"),
-        None => m.bones().len(),
-    };
-    for (i, b) in m.bones().iter().enumerate() {
-        assert!(
-            b.parent == -1 || (b.parent >= 0 && (b.parent as usize) < i),
-            "{what}"
-        );
-    }
-    for f in 0..m.frames().len() {
-        let poses = m.skeleton().frame_poses(f).unwrap();
-        assert_eq!(poses.len(), m.bones().len(), "{what}");
-        assert!(poses.iter().all(|p| p.is_finite()), "{what}");
-    }
-    for mesh in m.meshes() {
-        let vc = mesh.vertex_count();
-        assert!(mesh.indices().iter().all(|&i| (i as usize) < vc), "{what}");
-        assert!(
-            mesh.all_influences()
-                .iter()
-                .all(|i| (i.bone as usize) < slots && i.origin.iter().all(|v| v.is_finite())),
-            "{what}"
-        );
-        if let Some(r) = mesh.references() {
-            assert!(r.iter().all(|&b| (b as usize) < slots), "{what}");
-        }
-    }
-}
 
 /// Loads `bytes` in default, strict and validate mode: each gives a sound model or a clean
 /// error whose offset lies inside the data (or at a declared offset past it), without a panic
