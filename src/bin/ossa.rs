@@ -14,7 +14,8 @@ const USAGE: &str = "usage:
   ossa validate FILE        every problem in a model file (exit status 1 when any)
 options (before FILE):
   --strict                  reject what the default mode tolerates
-  --format NAME             dpm (default: detect)";
+  --format NAME             dpm, skm, skp, sims-skn, sims-bmf, sims-cmx, sims-bcf,
+                            mm2-skel, mm2-mod, dmf, dmf-json (default: detect)";
 
 /// Prints a line, ignoring a closed pipe (`ossa info big.dpm | head` must not panic).
 macro_rules! say {
@@ -44,17 +45,22 @@ fn parse_args() -> Result<Args, String> {
             "--strict" => args.options.strict = true,
             "--format" => {
                 let name = it.next().ok_or("--format needs a name")?;
-                args.options.format = match name.to_ascii_lowercase().as_str() {
-                    "dpm" => Format::Dpm,
-                    "auto" => Format::Auto,
-                    other => return Err(format!("unknown format {other}")),
-                };
+                args.options.format =
+                    cli_format(&name).ok_or_else(|| format!("unknown format {name}"))?;
             }
             _ if args.file.is_none() => args.file = Some(a),
             _ => return Err(format!("unexpected argument {a}")),
         }
     }
     Ok(args)
+}
+
+/// A format by its name in lower case, spaces as dashes ("sims-skn", "dmf-json").
+fn cli_format(name: &str) -> Option<Format> {
+    let wanted = name.to_ascii_lowercase();
+    Format::ALL
+        .into_iter()
+        .find(|f| f.name().to_ascii_lowercase().replace(' ', "-") == wanted)
 }
 
 fn main() -> ExitCode {
