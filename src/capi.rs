@@ -730,9 +730,9 @@ pub unsafe extern "C" fn ossa_model_bind(
 /// scene's fps), looping when the skill's name says `loop`. `model` is unchanged.
 ///
 /// `options->format` is OSSA_FORMAT_AUTO, _SIMS_CMX or _SIMS_BCF; `options->name` (default:
-/// `path`) names the file in messages; `options->max_bytes` caps the new model (OSSA_ERR_LIMIT);
-/// OSSA_LOAD_STRICT refuses what the default mode tolerates in the file (data after the last
-/// skill); `options->skeleton` is not used.
+/// `path`) names the file in messages; `options->max_bytes` caps the new model and the CFP
+/// values decoded for it (OSSA_ERR_LIMIT); OSSA_LOAD_STRICT refuses what the default mode
+/// tolerates in the file (data after the last skill); `options->skeleton` is not used.
 /// OSSA_ERR_MISMATCH: `model` has no skeleton (meshes waiting for ossa_model_bind), or no motion
 /// of a skill names one of its bones. OSSA_ERR_INVALID_ARGUMENT: the file holds no skills, or a
 /// skill's animation name points outside the directory (absolute, `..`; it is never read).

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::cmx::{self, CharacterFile, Skill};
+use crate::format::cmx::{self, CharacterFile, Skill, SkillPlaces};
 use crate::format::{Format, LoadOptions, cfp};
 use crate::io::read_os_file;
 use crate::math::Mat3x4;
@@ -37,8 +37,10 @@ impl Model {
     /// (meshes waiting for [`Model::bind`]) or no motion of a skill names one of its bones;
     /// `InvalidArgument` for a file without skills, a CFP name that points outside the
     /// directory (never read), or no `options.io`; `NotFound` for a missing CFP, naming it;
-    /// `Limit` when the frames would take more than `options.max_bytes`. Motions for bones this
-    /// model lacks are skipped, as the game skips them, with a warning.
+    /// `Limit` when the frames, or the CFP values decoded for them, would take more than
+    /// `options.max_bytes`. A problem of a skill itself is placed at the skill's line (or byte)
+    /// in the file, one of a CFP at its byte in the CFP. Motions for bones this model lacks are
+    /// skipped, as the game skips them, with a warning.
     pub fn with_skills(&self, skill_file_bytes: &[u8], options: &LoadOptions) -> Result<Model> {
         let name = options.name.as_deref();
         let fs = options.io.ok_or_else(|| {
@@ -65,11 +67,17 @@ impl Model {
             Some(fs) => {
                 let fs_path = path.to_string_lossy().replace('\\', "/");
                 // The file is released once parsed, before its CFPs are read.
-                let file = parse_skill_file((*fs.read(&fs_path)?).as_ref(), options)
+                let (file, places) = parse_skill_file((*fs.read(&fs_path)?).as_ref(), options)
                     .map_err(|e| e.in_file_if(file_label.as_ref()))?;
                 let sidecars = Sidecars::beside(fs, &fs_path);
-                add_skills(self, &file, file_label.as_deref(), &sidecars, options)
-                    .map_err(|e| e.in_file_if(file_label.as_ref()))
+                add_skills(
+                    self,
+                    (&file, &places),
+                    file_label.as_deref(),
+                    &sidecars,
+                    options,
+                )
+                .map_err(|e| e.in_file_if(file_label.as_ref()))
             }
             None => {
                 let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
@@ -93,16 +101,23 @@ fn add_skills_from(
     sidecars: &Sidecars<'_>,
     options: &LoadOptions,
 ) -> Result<Model> {
-    let added = parse_skill_file(data, options)
-        .and_then(|file| add_skills(model, &file, file_label.as_deref(), sidecars, options));
+    let added = parse_skill_file(data, options).and_then(|(file, places)| {
+        add_skills(
+            model,
+            (&file, &places),
+            file_label.as_deref(),
+            sidecars,
+            options,
+        )
+    });
     added.map_err(|e| e.in_file_if(file_label.as_ref()))
 }
 
-fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<CharacterFile> {
-    let file = match options.format {
-        Format::Auto => cmx::parse(data)?,
-        Format::SimsCmx => cmx::parse_text(data)?,
-        Format::SimsBcf => cmx::parse_bcf(data)?,
+fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<(CharacterFile, SkillPlaces)> {
+    let binary = match options.format {
+        Format::Auto => !cmx::is_text(data),
+        Format::SimsCmx => false,
+        Format::SimsBcf => true,
         other => {
             return Err(Error::invalid_argument(format!(
                 "skills come from Sims CMX or BCF files, not {}",
@@ -110,13 +125,7 @@ fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<CharacterFile>
             )));
         }
     };
-    // The parser only tolerates data after the last skill; strict mode refuses it.
-    if options.strict
-        && let Some(w) = file.warnings.first()
-    {
-        return Err(Error::malformed(w.clone()));
-    }
-    Ok(file)
+    cmx::parse_with_places(data, binary, options.strict)
 }
 
 /// The bones motions of `skill` would move that `model` lacks (matched as the sampler matches
@@ -138,7 +147,7 @@ fn missing_bones(model: &Model, skill: &Skill) -> Vec<String> {
 
 fn add_skills(
     model: &Model,
-    file: &CharacterFile,
+    (file, places): (&CharacterFile, &SkillPlaces),
     file_label: Option<&str>,
     sidecars: &Sidecars<'_>,
     options: &LoadOptions,
@@ -166,10 +175,8 @@ fn add_skills(
         )));
     }
     // Every CFP path is checked before any is read: a hostile name reads nothing.
-    let paths = file
-        .skills
-        .iter()
-        .map(|s| sidecars.skill_cfp_path(s))
+    let paths = (file.skills.iter().enumerate())
+        .map(|(i, s)| sidecars.skill_cfp_path(s).map_err(|e| places.put(i, e)))
         .collect::<Result<Vec<_>>>()?;
 
     let mut parts = model.to_parts();
@@ -182,9 +189,9 @@ fn add_skills(
     let frame_bytes =
         |frames: &[Frame], poses: &[Mat3x4]| (size_of_val(frames) + size_of_val(poses)) as u64;
     let mut used = model.heap_bytes() as u64;
-    for (skill, path) in file.skills.iter().zip(&paths) {
+    for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
         let budget = options.max_bytes().saturating_sub(used);
-        let (frames, poses, mut animation) = skill.sample(model, budget, || {
+        let sampled = skill.sample(model, budget, || {
             let data = sidecars.read_skill_cfp(skill, path)?;
             let values = cfp::decode_skill(
                 (*data).as_ref(),
@@ -195,14 +202,16 @@ fn add_skills(
                 e.within(format!("skill {}", skill.name))
                     .in_file(&label(path))
             })
-        })?;
+        });
+        // A problem of the skill itself (not of its CFP) is placed at the skill in the file.
+        let (frames, poses, mut animation) = sampled.map_err(|e| places.put(i, e))?;
         used = used.saturating_add(frame_bytes(&frames, &poses));
         if used > options.max_bytes() {
-            return Err(Error::limit(format!(
+            return Err(places.put(i, Error::limit(format!(
                 "skill {}: the model with its frames needs {used} bytes, more than the limit of {} bytes",
                 skill.name,
                 options.max_bytes()
-            )));
+            ))));
         }
         animation.first_frame =
             u32::try_from(parts.frames.len()).map_err(|_| Error::limit("more than 2^32 frames"))?;

@@ -26,15 +26,6 @@ fn tube_bytes() -> Vec<u8> {
     ossa::dpm::write(&small_tube().build().unwrap()).unwrap()
 }
 
-/// What a broken DPM may fail with (a count overflowing 64 bits would be a Limit).
-const CLEAN: [ErrorCode; 5] = [
-    ErrorCode::UnknownFormat,
-    ErrorCode::Unsupported,
-    ErrorCode::Truncated,
-    ErrorCode::Malformed,
-    ErrorCode::Limit,
-];
-
 /// Loads hostile bytes: a model that passes its invariants, or an error of a clean kind. The
 /// validator must agree: no problems for a file that loads, at least one for one that does not.
 #[track_caller]
@@ -43,7 +34,7 @@ fn load_hostile(bytes: &[u8], what: &str) -> Option<ossa::Error> {
     let report = ossa::validate(bytes, &LoadOptions::default());
     match result {
         Ok(m) => {
-            check_invariants(&m);
+            check_invariants(&m, what);
             assert!(
                 report.problems.is_empty(),
                 "{what}: loads, yet {:?}",
@@ -143,37 +134,23 @@ fn corpus_truncations_are_clean_errors() {
 // Bit flips
 // ---------------------------------------------------------------------------------------------
 
-fn flip_bits(
-    name: &str,
-    bytes: &[u8],
-    positions: impl IntoIterator<Item = usize>,
-) -> (usize, usize) {
-    let (mut ok, mut err) = (0, 0);
-    let mut copy = bytes.to_vec();
-    for at in positions {
-        for bit in 0..8 {
-            copy[at] ^= 1 << bit;
-            match load_hostile(&copy, &format!("{name}: byte {at} bit {bit}")) {
-                None => ok += 1,
-                Some(_) => err += 1,
-            }
-            copy[at] ^= 1 << bit;
-        }
-    }
-    (ok, err)
+fn flip(name: &str, bytes: &[u8], positions: impl IntoIterator<Item = usize>) -> Tally {
+    flip_bits(bytes, positions, |b, what| {
+        load_hostile(b, &format!("{name}: {what}")).is_none()
+    })
 }
 
 #[test]
 fn single_bit_flips_in_small_fixtures_give_a_model_or_a_clean_error() {
     // The fixtures are about 1.2 KB, so every bit of every table and of the data is flipped.
     let (chain, _) = chain_fixture().build();
-    let (ok, err) = flip_bits("chain", &chain, 0..chain.len());
+    let t = flip("chain", &chain, 0..chain.len());
     // Most flips land in float data and still load; flips in counts, offsets, the id and the
     // type do not.
-    assert!(ok > 0 && err > 0, "chain: {ok} loaded, {err} failed");
+    assert!(t.loaded > 0 && t.failed > 0, "chain: {t:?}");
     let tube = tube_bytes();
-    let (ok, err) = flip_bits("tube", &tube, 0..tube.len());
-    assert!(ok > 0 && err > 0, "tube: {ok} loaded, {err} failed");
+    let t = flip("tube", &tube, 0..tube.len());
+    assert!(t.loaded > 0 && t.failed > 0, "tube: {t:?}");
 }
 
 #[test]
@@ -187,12 +164,12 @@ fn single_bit_flips_in_a_corpus_model() {
     let raw = RawDpm::parse(&bytes).unwrap();
     // Header and the three tables in full, then a spread over the vertex and pose data.
     let tables = 80 + 40 * raw.bones.len() + 56 * raw.meshes.len() + 68 * raw.frames.len();
-    flip_bits("raptor_bomb tables", &bytes, 0..tables);
+    flip("raptor_bomb tables", &bytes, 0..tables);
     let mut rng = XorShift::new(0x5eed_0001);
     let spread: Vec<usize> = (0..150)
         .map(|_| tables + rng.below(bytes.len() - tables))
         .collect();
-    flip_bits("raptor_bomb data", &bytes, spread);
+    flip("raptor_bomb data", &bytes, spread);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,24 +295,18 @@ fn offsets_outside_the_file_or_onto_other_data_are_clean_errors() {
 #[test]
 fn random_byte_runs_give_a_model_or_a_clean_error() {
     let mut rng = XorShift::new(0x00c0_ffee);
-    let bases = [chain_fixture().build().0, tube_bytes()];
-    let (mut ok, mut err) = (0, 0);
-    for i in 0..1500 {
-        let mut b = bases[i % 2].clone();
-        // One to three runs of 1 to 24 random bytes; the id is left alone half the time, so
-        // that most inputs reach the deeper checks.
-        for _ in 0..1 + rng.below(3) {
-            let len = 1 + rng.below(24);
-            let lo = if i % 4 < 2 { 20 } else { 0 };
-            let at = lo + rng.below(b.len() - len - lo);
-            rng.fill(&mut b[at..at + len]);
-        }
-        match load_hostile(&b, &format!("random run input {i}")) {
-            None => ok += 1,
-            Some(_) => err += 1,
+    let mut tally = Tally::default();
+    for (name, base) in [("chain", chain_fixture().build().0), ("tube", tube_bytes())] {
+        // The id is left alone half the time, so that most inputs reach the deeper checks.
+        for keep in [20, 0] {
+            let t = random_runs(&base, &mut rng, 375, keep, |b, what| {
+                load_hostile(b, &format!("{name}: {what}")).is_none()
+            });
+            tally.loaded += t.loaded;
+            tally.failed += t.failed;
         }
     }
-    assert!(err > 0, "{ok} loaded, {err} failed");
+    assert!(tally.failed > 0, "{tally:?}");
 
     // Pure noise behind a valid id and type.
     for i in 0..200 {

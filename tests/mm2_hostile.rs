@@ -7,11 +7,11 @@
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 
 mod counting_alloc;
-mod invariants;
+mod sweep;
 mod mm2_fixtures;
 
 use counting_alloc::{budget, peak_of};
-use invariants::check_invariants;
+use sweep::check_invariants;
 use mm2_fixtures::{doll_mod, doll_skel, options, packet_mod, seed};
 
 #[global_allocator]

@@ -4,7 +4,7 @@
 
 mod corpus;
 
-use corpus::corpus_subdir;
+use corpus::{corpus_subdir, files_ending};
 
 use std::path::{Path, PathBuf};
 
@@ -27,17 +27,7 @@ fn read(dir: &Path, name: &str) -> Vec<u8> {
 
 /// The corpus's character files (text and binary), sorted.
 fn character_files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| {
-            let l = n.to_ascii_lowercase();
-            l.ends_with(".cmx") || l.ends_with(".bcf")
-        })
-        .collect();
-    v.sort();
-    v
+    files_ending(dir, &[".cmx", ".bcf"])
 }
 
 fn load(data: &[u8], format: Format) -> Model {

@@ -15,8 +15,10 @@ use ossa::{
 };
 
 mod counting_alloc;
+mod sims_ref;
 
 use counting_alloc::{budget, peak_of};
+use sims_ref::RefSkn;
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
@@ -97,134 +99,6 @@ fn same_model(a: &Model, b: &Model, what: &str) {
             assert_eq!(ia, ib, "{what}: influence {v}");
         }
         assert_eq!(ma.influences.len(), mb.influences.len(), "{what}");
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// A reader written from FORMATS §4.1, independent of ossa's
-// ---------------------------------------------------------------------------------------------
-
-struct RefSkn {
-    name: String,
-    texture: String,
-    bones: Vec<String>,
-    faces: Vec<[u32; 3]>,
-    /// bone, first real, real count, first blend, blend count
-    bindings: Vec<[i64; 5]>,
-    uvs: Vec<[f32; 2]>,
-    /// target, raw weight
-    blends: Vec<(usize, u32)>,
-    vectors: Vec<[f32; 6]>,
-}
-
-impl RefSkn {
-    fn parse(text: &str) -> RefSkn {
-        let mut lines = text.lines().map(str::trim);
-        let mut next = || lines.next().expect("a line");
-        let name = next().to_owned();
-        let texture = next().to_owned();
-        let count = |s: &str| s.parse::<usize>().expect("a count");
-        let nums = |s: &str| -> Vec<String> { s.split_whitespace().map(str::to_owned).collect() };
-        let nb = count(next());
-        let bones = (0..nb).map(|_| next().to_owned()).collect();
-        let nf = count(next());
-        let faces = (0..nf)
-            .map(|_| {
-                let f = nums(next());
-                [0, 1, 2].map(|i| f[i].parse().unwrap())
-            })
-            .collect();
-        let nbind = count(next());
-        let bindings = (0..nbind)
-            .map(|_| {
-                let f = nums(next());
-                [0, 1, 2, 3, 4].map(|i| f[i].parse().unwrap())
-            })
-            .collect();
-        let nu = count(next());
-        let uvs = (0..nu)
-            .map(|_| {
-                let f = nums(next());
-                [0, 1].map(|i| f[i].parse().unwrap())
-            })
-            .collect();
-        let nk = count(next());
-        let blends = (0..nk)
-            .map(|_| {
-                let f = nums(next());
-                (f[0].parse().unwrap(), f[1].parse().unwrap())
-            })
-            .collect();
-        let nv = count(next());
-        assert_eq!(nv, nu + nk, "vector count");
-        let vectors = (0..nv)
-            .map(|_| {
-                let f = nums(next());
-                [0, 1, 2, 3, 4, 5].map(|i| f[i].parse().unwrap())
-            })
-            .collect();
-        RefSkn {
-            name,
-            texture,
-            bones,
-            faces,
-            bindings,
-            uvs,
-            blends,
-            vectors,
-        }
-    }
-
-    /// The influences FORMATS §4.4-4.5 give each real vertex: its bone's point with weight 1, or
-    /// with a blend `{(1 - w) p, 1 - w, n}` and `{w q, w, 0}`.
-    fn influences(&self) -> Vec<Vec<Influence>> {
-        let real = self.uvs.len();
-        let mut real_bone = vec![u32::MAX; real];
-        let mut blend_bone = vec![u32::MAX; self.blends.len()];
-        for &[bone, fr, rc, fb, bc] in &self.bindings {
-            for v in fr..fr + rc {
-                real_bone[v as usize] = bone as u32;
-            }
-            for k in fb..fb + bc {
-                blend_bone[k as usize] = bone as u32;
-            }
-        }
-        assert!(
-            !real_bone.contains(&u32::MAX),
-            "a real vertex with no binding"
-        );
-        let mut out: Vec<Vec<Influence>> = (0..real)
-            .map(|v| {
-                let [px, py, pz, nx, ny, nz] = self.vectors[v];
-                vec![Influence {
-                    origin: [px, py, pz],
-                    weight: 1.0,
-                    normal: [nx, ny, nz],
-                    bone: real_bone[v],
-                }]
-            })
-            .collect();
-        for (k, &(target, raw)) in self.blends.iter().enumerate() {
-            let w = raw as f32 / 32768.0;
-            let keep = 1.0 - w;
-            let [px, py, pz, nx, ny, nz] = self.vectors[target];
-            let [qx, qy, qz, ..] = self.vectors[real + k];
-            out[target] = vec![
-                Influence {
-                    origin: [keep * px, keep * py, keep * pz],
-                    weight: keep,
-                    normal: [nx, ny, nz],
-                    bone: real_bone[target],
-                },
-                Influence {
-                    origin: [w * qx, w * qy, w * qz],
-                    weight: w,
-                    normal: [0.0; 3],
-                    bone: blend_bone[k],
-                },
-            ];
-        }
-        out
     }
 }
 

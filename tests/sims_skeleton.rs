@@ -5,13 +5,15 @@
 
 mod corpus;
 
-use corpus::corpus_subdir;
+use corpus::{corpus_subdir, files_ending};
 
 mod counting_alloc;
+mod sims_ref;
 
 use std::path::{Path, PathBuf};
 
 use counting_alloc::{budget, peak_of};
+use sims_ref::{RawBone, joints, raw_skeleton};
 
 use ossa::format::cfp;
 use ossa::format::cmx::{self, CharacterFile};
@@ -34,14 +36,7 @@ fn read(dir: &Path, name: &str) -> Vec<u8> {
 
 /// Corpus files whose names end with `ext` (ASCII case ignored), sorted.
 fn files(dir: &Path, ext: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.to_ascii_lowercase().ends_with(ext))
-        .collect();
-    v.sort();
-    v
+    files_ending(dir, &[ext])
 }
 
 fn load(data: &[u8], format: Format) -> Model {
@@ -75,115 +70,8 @@ fn cfp_file(dir: &Path, animation: &str) -> Option<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Independent reading of a skeleton CMX and f64 pose math
+// Helpers
 // ---------------------------------------------------------------------------------------------
-
-struct RawBone {
-    name: String,
-    parent: String,
-    t: [f64; 3],
-    q: [f64; 4],
-}
-
-/// The bones of the first skeleton of a version 300 CMX, read line by line.
-fn raw_skeleton(text: &[u8]) -> Vec<RawBone> {
-    let text = String::from_utf8_lossy(text);
-    let mut lines = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with("//"))
-        .skip(1); // version
-    let mut next = || lines.next().unwrap().to_owned();
-    let skeletons: usize = next().parse().unwrap();
-    assert!(skeletons >= 1);
-    let _name = next();
-    let count: usize = next().parse().unwrap();
-    let nums = |l: String| -> Vec<f64> {
-        l.trim_matches('|')
-            .split_whitespace()
-            .map(|w| w.parse().unwrap())
-            .collect()
-    };
-    (0..count)
-        .map(|_| {
-            let name = next();
-            let parent = next();
-            let lists: usize = next().parse().unwrap();
-            for _ in 0..lists {
-                let props: usize = next().parse().unwrap();
-                for _ in 0..2 * props {
-                    next();
-                }
-            }
-            let t = nums(next());
-            let q = nums(next());
-            for _ in 0..5 {
-                next();
-            }
-            RawBone {
-                name,
-                parent,
-                t: [t[0], t[1], t[2]],
-                q: [q[0], q[1], q[2], q[3]],
-            }
-        })
-        .collect()
-}
-
-type M3 = [[f64; 3]; 3];
-
-/// The textbook rotation matrix of a unit quaternion (x, y, z, w).
-fn rot(q: [f64; 4]) -> M3 {
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let [x, y, z, w] = q.map(|v| v / n);
-    [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ]
-}
-
-fn transpose(m: M3) -> M3 {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[j][i]))
-}
-
-fn mul(a: M3, b: M3) -> M3 {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
-}
-
-fn apply(a: M3, v: [f64; 3]) -> [f64; 3] {
-    [0, 1, 2].map(|i| (0..3).map(|k| a[i][k] * v[k]).sum())
-}
-
-/// Model-space joint positions and rotations: local = T(t) R(q)^T, absolute = parent * local.
-fn joints(bones: &[RawBone]) -> Vec<(M3, [f64; 3])> {
-    let mut out: Vec<(M3, [f64; 3])> = Vec::new();
-    for b in bones {
-        let local = transpose(rot(b.q));
-        let abs = match bones.iter().position(|p| p.name == b.parent) {
-            Some(p) => {
-                let (pr, pt) = out[p];
-                let t = apply(pr, b.t);
-                (mul(pr, local), [t[0] + pt[0], t[1] + pt[1], t[2] + pt[2]])
-            }
-            None => (local, b.t),
-        };
-        out.push(abs);
-    }
-    out
-}
 
 /// Model-space matrices of one frame of a model.
 fn frame_pose(model: &Model, frame: u32) -> Vec<Mat3x4> {

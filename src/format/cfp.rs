@@ -28,6 +28,7 @@
 use byteorder::{ByteOrder, LittleEndian};
 
 use crate::error::{Error, Result};
+use crate::format::cmx::normalised;
 
 const FULL: u8 = 0xFF;
 const REPEAT: u8 = 0xFE;
@@ -189,8 +190,27 @@ pub fn decode(data: &[u8], count: usize) -> Result<Vec<f32>> {
     Ok(values)
 }
 
+/// The byte where the code giving value `index` of a stream (one [`decode`] accepted) starts.
+fn code_of_value(data: &[u8], index: usize) -> u64 {
+    let mut pos = 0usize;
+    let mut n = 0usize;
+    while pos < data.len() {
+        let at = pos;
+        n += match next_code(data, &mut pos) {
+            Ok(Code::Repeat(r)) => r,
+            Ok(_) => 1,
+            Err(_) => break,
+        };
+        if index < n {
+            return at as u64;
+        }
+    }
+    pos as u64
+}
+
 /// A skill's translations and rotations (x, y, z, w) from its CFP: `translations * 3 +
-/// rotations * 4` values grouped by component (see the module documentation).
+/// rotations * 4` values grouped by component (see the module documentation). A rotation
+/// without length is no rotation: it fails as malformed at the code of its w value.
 #[allow(clippy::type_complexity)]
 pub fn decode_skill(
     data: &[u8],
@@ -216,9 +236,17 @@ pub fn decode_skill(
     let ts = (0..translations)
         .map(|i| [0, 1, 2].map(|c| component(t, translations, c, i)))
         .collect();
-    let rs = (0..rotations)
+    let rs: Vec<[f32; 4]> = (0..rotations)
         .map(|i| [0, 1, 2, 3].map(|c| component(r, rotations, c, i)))
         .collect();
+    if let Some(i) = rs.iter().position(|q| normalised(*q).is_none()) {
+        let w = translations * 3 + rotations * 3 + i;
+        return Err(Error::malformed(format!(
+            "rotation {i} {:?} (x, y, z, w) has no length",
+            rs.get(i).copied().unwrap_or_default()
+        ))
+        .at(code_of_value(data, w)));
+    }
     Ok((ts, rs))
 }
 
@@ -381,6 +409,20 @@ mod tests {
         assert_eq!((e.code(), e.offset()), (ErrorCode::Malformed, Some(1)));
         let huge = decode(&[REPEAT, 0xFF, 0xFF], MAX_VALUES + 1).unwrap_err();
         assert_eq!(huge.code(), ErrorCode::Limit);
+    }
+
+    #[test]
+    fn a_rotation_without_length_is_placed_at_its_w() {
+        // One translation (0, 0, 0) (three full values), then rotations (0, 0, 0, 1) and
+        // (0, 0, 0, 0): x, y and z are each a full 0 and a repeat, and w is a full 1.0 at byte
+        // 39 and a full 0.0 at byte 44.
+        let d = encode_skill(&[[0.0; 3]], &[[0.0, 0.0, 0.0, 1.0], [0.0; 4]], None);
+        assert_eq!(&d[39..45], &[FULL, 0, 0, 0x80, 0x3f, FULL]);
+        let e = decode_skill(&d, 1, 2).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (ErrorCode::Malformed, Some(44)));
+        assert!(e.to_string().contains("rotation 1"), "{e}");
+        assert_eq!(code_of_value(&d, 3 + 6 + 1), 44);
+        assert_eq!((code_of_value(&d, 3), code_of_value(&d, 4)), (15, 20));
     }
 
     #[test]

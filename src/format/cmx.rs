@@ -46,7 +46,7 @@ mod write;
 
 use glam::Quat;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::format::{Checker, Format, LoadOptions};
 use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
@@ -221,7 +221,7 @@ pub fn looks_like_bcf(data: &[u8]) -> bool {
     };
     let mut ck = Checker::new(&options, false);
     match read_binary(data, &mut ck) {
-        Ok(f) => !(f.skeletons.is_empty() && f.suits.is_empty() && f.skills.is_empty()),
+        Ok((f, _)) => !(f.skeletons.is_empty() && f.suits.is_empty() && f.skills.is_empty()),
         Err(_) => false,
     }
 }
@@ -229,38 +229,68 @@ pub fn looks_like_bcf(data: &[u8]) -> bool {
 /// Parses a character file, text or binary (see [`is_text`]), in the default mode: what real
 /// files do that is off the rules becomes a warning in [`CharacterFile::warnings`].
 pub fn parse(data: &[u8]) -> Result<CharacterFile> {
-    if is_text(data) {
-        parse_text(data)
-    } else {
-        parse_bcf(data)
-    }
+    parse_with_places(data, !is_text(data), false).map(|(file, _)| file)
 }
 
 /// Parses CMX text.
 pub fn parse_text(data: &[u8]) -> Result<CharacterFile> {
-    let mut ck = Checker::new(&LoadOptions::default(), false);
-    let mut file = read_text(data, &mut ck)?;
-    file.warnings = ck.warnings;
-    Ok(file)
+    parse_with_places(data, false, false).map(|(file, _)| file)
 }
 
 /// Parses a BCF.
 pub fn parse_bcf(data: &[u8]) -> Result<CharacterFile> {
-    let mut ck = Checker::new(&LoadOptions::default(), false);
-    let mut file = read_binary(data, &mut ck)?;
-    file.warnings = ck.warnings;
-    Ok(file)
+    parse_with_places(data, true, false).map(|(file, _)| file)
 }
 
-fn read_text(data: &[u8], ck: &mut Checker) -> Result<CharacterFile> {
+/// Where each skill of a parsed file starts (its name's line or byte), so that a problem found
+/// when the skill is played says where the skill is.
+pub(crate) struct SkillPlaces(Vec<Mark>);
+
+impl SkillPlaces {
+    /// Places a problem of skill `skill`'s own content (malformed, or too large) that does not
+    /// say where it lies; one that does (its CFP's, which names that file) is left as it is, and
+    /// so are a missing CFP and a skeleton the skill does not fit, which name what they are about.
+    pub fn put(&self, skill: usize, e: Error) -> Error {
+        let d = e.detail();
+        let placed = d.file.is_some() || d.line.is_some() || d.offset.is_some();
+        let content = matches!(e.code(), ErrorCode::Malformed | ErrorCode::Limit);
+        match self.0.get(skill) {
+            Some(mark) if content && !placed => mark.put(e),
+            _ => e,
+        }
+    }
+}
+
+/// [`parse_text`] (or, with `binary`, [`parse_bcf`]) and where its skills are; `strict` refuses
+/// what the default mode tolerates, where it is.
+pub(crate) fn parse_with_places(
+    data: &[u8],
+    binary: bool,
+    strict: bool,
+) -> Result<(CharacterFile, SkillPlaces)> {
+    let options = LoadOptions {
+        strict,
+        ..LoadOptions::default()
+    };
+    let mut ck = Checker::new(&options, false);
+    let (mut file, places) = if binary {
+        read_binary(data, &mut ck)?
+    } else {
+        read_text(data, &mut ck)?
+    };
+    file.warnings = ck.warnings;
+    Ok((file, places))
+}
+
+fn read_text(data: &[u8], ck: &mut Checker) -> Result<(CharacterFile, SkillPlaces)> {
     let mut s = Text::new(data)?;
     let version = s.version();
-    let mut file = walk(&mut s, ck, version)?;
+    let (mut file, places) = walk(&mut s, ck, version)?;
     file.version = Some(version);
-    Ok(file)
+    Ok((file, places))
 }
 
-fn read_binary(data: &[u8], ck: &mut Checker) -> Result<CharacterFile> {
+fn read_binary(data: &[u8], ck: &mut Checker) -> Result<(CharacterFile, SkillPlaces)> {
     let mut s = Binary::new(data)?;
     walk(&mut s, ck, 300)
 }
@@ -271,7 +301,7 @@ pub(crate) fn read_cmx(
     ck: &mut Checker,
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
-    let file = read_text(data, ck)?;
+    let (file, _) = read_text(data, ck)?;
     model_parts(&file, Format::SimsCmx, skeleton, ck)
 }
 
@@ -281,7 +311,7 @@ pub(crate) fn read_bcf(
     ck: &mut Checker,
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
-    let file = read_binary(data, ck)?;
+    let (file, _) = read_binary(data, ck)?;
     model_parts(&file, Format::SimsBcf, skeleton, ck)
 }
 
@@ -397,7 +427,11 @@ fn flag<S: Source>(s: &mut S, what: &dyn Fn() -> String) -> Result<bool> {
     Ok(s.u32(what)? != 0)
 }
 
-fn walk<S: Source>(s: &mut S, ck: &mut Checker, version: u32) -> Result<CharacterFile> {
+fn walk<S: Source>(
+    s: &mut S,
+    ck: &mut Checker,
+    version: u32,
+) -> Result<(CharacterFile, SkillPlaces)> {
     let mut file = CharacterFile::default();
     let n = s.count(Record::Skeleton, &|| "skeleton count".to_owned())?;
     file.skeletons.reserve(n);
@@ -411,11 +445,13 @@ fn walk<S: Source>(s: &mut S, ck: &mut Checker, version: u32) -> Result<Characte
     }
     let n = s.count(Record::Skill, &|| "skill count".to_owned())?;
     file.skills.reserve(n);
+    let mut places = Vec::with_capacity(n);
     for i in 0..n {
+        places.push(s.mark());
         file.skills.push(read_skill(s, ck, i)?);
     }
     s.finish(ck)?;
-    Ok(file)
+    Ok((file, SkillPlaces(places)))
 }
 
 fn read_properties<S: Source>(s: &mut S, what: &dyn Fn() -> String) -> Result<PropertyList> {

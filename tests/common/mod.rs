@@ -1,6 +1,8 @@
 //! Shared by the DPM integration tests: where the corpus lives, a DPM reader and a DPM builder
 //! written from FORMATS.md §2.1 without using ossa's own reader or writer (so that a
-//! misunderstanding of the format cannot hide in both), reference math in f64, and small helpers.
+//! misunderstanding of the format cannot hide in both), reference math in f64, and small helpers;
+//! posing, skinning, model invariants and hostile-input sweeps come from `sweep`, shared with
+//! the other formats' tests.
 //!
 //! Each test binary uses a different subset of this module.
 #![allow(dead_code)]
@@ -8,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{LoadOptions, Model};
 
 // ---------------------------------------------------------------------------------------------
 // Corpus
@@ -17,6 +19,10 @@ use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 #[path = "../corpus/mod.rs"]
 mod corpus;
 pub use corpus::corpus_dir;
+
+#[path = "../sweep/mod.rs"]
+mod sweep;
+pub use sweep::*;
 
 /// One corpus file: its bytes, the independent parse, and ossa's model.
 pub struct CorpusDpm {
@@ -361,44 +367,6 @@ pub fn max_abs_diff(a: [f64; 3], b: [f32; 3]) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // Driving ossa
 // ---------------------------------------------------------------------------------------------
-
-pub fn blend(frame: u32, weight: f32) -> FrameBlend {
-    FrameBlend { frame, weight }
-}
-
-/// Model-space bone matrices of a blend.
-pub fn pose(model: &Model, blends: &[FrameBlend], root: Option<&Mat3x4>) -> Vec<Mat3x4> {
-    let mut out = vec![Mat3x4::IDENTITY; model.bones().len()];
-    model
-        .pose_frames(blends, root, &mut out)
-        .expect("pose_frames");
-    out
-}
-
-/// Positions and normals of every vertex of `mesh`, skinned with `bones` into a Strided target.
-pub fn skin(model: &Model, mesh: usize, bones: &[Mat3x4], flags: u32) -> SkinOut {
-    let vc = model.meshes()[mesh].vertex_count();
-    let mut pos = vec![f32::NAN; vc * 3];
-    let mut nrm = vec![f32::NAN; vc * 3];
-    {
-        let mut target = Strided::new(&mut pos, 3)
-            .unwrap()
-            .with_normals(&mut nrm, 3)
-            .unwrap();
-        model
-            .skin_mesh(mesh, bones, 0, vc, flags, &mut target)
-            .expect("skin_mesh");
-    }
-    SkinOut {
-        positions: pos.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
-        normals: nrm.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
-    }
-}
-
-pub struct SkinOut {
-    pub positions: Vec<[f32; 3]>,
-    pub normals: Vec<[f32; 3]>,
-}
 
 /// Every mesh of a model at frame 0 (one blend, weight 1, no root).
 pub fn skin_frame0(model: &Model) -> Vec<SkinOut> {
@@ -751,112 +719,5 @@ pub fn small_tube() -> ossa::synth::TubeRig {
         sides: 3,
         frames: 2,
         bend: 0.5,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Deterministic randomness
-// ---------------------------------------------------------------------------------------------
-
-/// xorshift64*: fixed seeds give the same bytes on every run and platform.
-pub struct XorShift(u64);
-
-impl XorShift {
-    pub fn new(seed: u64) -> XorShift {
-        XorShift(seed.max(1))
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    pub fn fill(&mut self, out: &mut [u8]) {
-        for b in out {
-            *b = (self.next_u64() >> 56) as u8;
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checks every loaded model must pass
-// ---------------------------------------------------------------------------------------------
-
-/// The model's own invariants: parents earlier, influence bones and triangle indices in range,
-/// texcoords and group ids sized to the mesh, and posing and skinning frame 0, the last frame and
-/// a blend of the two without panicking. When every stored number is moderate, these must also
-/// give finite values (with values near f32::MAX a finite product can overflow, which says
-/// nothing about the loader).
-pub fn check_invariants(model: &Model) {
-    let nb = model.bones().len();
-    for (i, b) in model.bones().iter().enumerate() {
-        assert!(
-            b.parent == -1 || (b.parent >= 0 && (b.parent as usize) < i),
-            "bone {i}: parent {}",
-            b.parent
-        );
-    }
-    assert!(!model.frames().is_empty(), "a loaded DPM has frame 0");
-    let mut moderate = true;
-    for f in 0..model.frames().len() {
-        let poses = model.skeleton().frame_poses(f).expect("frame poses");
-        assert_eq!(poses.len(), nb);
-        for p in poses {
-            assert!(p.is_finite());
-            moderate &= p.m.iter().all(|v| v.abs() < 1e15);
-        }
-    }
-    for mesh in model.meshes() {
-        let vc = mesh.vertex_count();
-        assert!(mesh.indices().len().is_multiple_of(3));
-        for &i in mesh.indices() {
-            assert!((i as usize) < vc, "index {i} of {vc} vertices");
-        }
-        for v in 0..vc {
-            for inf in mesh.influences(v) {
-                assert!((inf.bone as usize) < nb, "influence bone {}", inf.bone);
-                let all = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
-                for x in all {
-                    assert!(x.is_finite());
-                    moderate &= x.abs() < 1e15;
-                }
-            }
-        }
-        if let Some(tc) = mesh.texcoords() {
-            assert_eq!(tc.len(), vc);
-            assert!(tc.iter().flatten().all(|v| v.is_finite()));
-        }
-        if let Some(g) = mesh.group_ids() {
-            assert_eq!(g.len(), mesh.triangle_count());
-        }
-    }
-    let last = model.frames().len() as u32 - 1;
-    let blends: [&[FrameBlend]; 3] = [
-        &[blend(0, 1.0)],
-        &[blend(last, 1.0)],
-        &[blend(0, 0.5), blend(last, 0.5)],
-    ];
-    for b in blends {
-        let bones = pose(model, b, None);
-        if moderate {
-            assert!(bones.iter().all(Mat3x4::is_finite), "{b:?} poses {bones:?}");
-        }
-        for (m, mesh) in model.meshes().iter().enumerate() {
-            let out = skin(model, m, &bones, 0);
-            assert_eq!(out.positions.len(), mesh.vertex_count());
-            if moderate {
-                for (p, n) in out.positions.iter().zip(&out.normals) {
-                    assert!(
-                        p.iter().chain(n).all(|v| v.is_finite()),
-                        "mesh {m}: {b:?} skins to {p:?} {n:?}"
-                    );
-                }
-            }
-        }
     }
 }

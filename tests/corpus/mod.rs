@@ -21,3 +21,18 @@ pub fn corpus_subdir(kind: &str, test: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// The names of the files in `dir` that end with one of `endings` (ASCII case ignored), sorted.
+pub fn files_ending(dir: &Path, endings: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            let l = n.to_ascii_lowercase();
+            endings.iter().any(|e| l.ends_with(e))
+        })
+        .collect();
+    v.sort();
+    v
+}

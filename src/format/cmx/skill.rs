@@ -120,7 +120,8 @@ pub(crate) type SkillValues = (Vec<[f32; 3]>, Vec<[f32; 4]>);
 
 impl Skill {
     /// [`skill_frames`] for this skill, with the CFP's values from `values`, which is called only
-    /// once the skill is known to fit `skeleton` and `max_bytes` (the most its poses may take).
+    /// once the skill is known to fit `skeleton` and `max_bytes` (the most its poses and the
+    /// values decoded for them may take).
     pub(crate) fn sample(
         &self,
         skeleton: &Model,
@@ -165,10 +166,18 @@ fn sample(
     let pose_bytes = (frame_count as u64)
         .saturating_mul(nb as u64)
         .saturating_mul(std::mem::size_of::<Mat3x4>() as u64);
-    if pose_bytes > max_bytes {
+    // The CFP's values are decoded whole, as a stream and then by group, before any frame is
+    // made; they count too, since a skill may declare far more values than its motions read
+    // (a few bytes of repeat codes give them).
+    let value_bytes = s
+        .value_count()
+        .saturating_mul(2 * std::mem::size_of::<f32>() as u64);
+    let need = pose_bytes.saturating_add(value_bytes);
+    if need > max_bytes {
         return Err(Error::limit(format!(
-            "skill {}: {frame_count} frames of {nb} bones need {pose_bytes} bytes, more than {max_bytes}",
-            s.name
+            "skill {}: {frame_count} frames of {nb} bones and {} values need {need} bytes, more than {max_bytes}",
+            s.name,
+            s.value_count()
         )));
     }
     let (translations, rotations) = values()?;
