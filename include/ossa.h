@@ -203,7 +203,7 @@ typedef struct ossa_load_options {
   uint32_t flags;
   uint32_t reserved;
   /**
-   * most memory the loaded model may use; 0 = the library default
+   * most memory the loaded model may use; 0 = the library default (16 MiB + 256 per input byte, at most 1 GiB)
    */
   uint64_t max_bytes;
   /**

@@ -136,7 +136,7 @@ pub struct ossa_load_options {
     /// OSSA_LOAD_STRICT = 1: reject what the default mode tolerates and repairs
     pub flags: u32,
     pub reserved: u32,
-    /// most memory the loaded model may use; 0 = the library default
+    /// most memory the loaded model may use; 0 = the library default (16 MiB + 256 per input byte, at most 1 GiB)
     pub max_bytes: u64,
     /// NULL: the OS filesystem for ossa_load_file, no sidecars for ossa_load_memory
     pub io: *const ossa_file_io,

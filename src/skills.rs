@@ -67,12 +67,15 @@ impl Model {
             Some(fs) => {
                 let fs_path = path.to_string_lossy().replace('\\', "/");
                 // The file is released once parsed, before its CFPs are read.
-                let (file, places) = parse_skill_file((*fs.read(&fs_path)?).as_ref(), options)
+                let data = fs.read(&fs_path)?;
+                let file_bytes = (*data).as_ref().len();
+                let (file, places) = parse_skill_file((*data).as_ref(), options)
                     .map_err(|e| e.in_file_if(file_label.as_ref()))?;
+                drop(data);
                 let sidecars = Sidecars::beside(fs, &fs_path);
                 add_skills(
                     self,
-                    (&file, &places),
+                    (&file, &places, file_bytes),
                     file_label.as_deref(),
                     &sidecars,
                     options,
@@ -104,7 +107,7 @@ fn add_skills_from(
     let added = parse_skill_file(data, options).and_then(|(file, places)| {
         add_skills(
             model,
-            (&file, &places),
+            (&file, &places, data.len()),
             file_label.as_deref(),
             sidecars,
             options,
@@ -147,7 +150,7 @@ fn missing_bones(model: &Model, skill: &Skill) -> Vec<String> {
 
 fn add_skills(
     model: &Model,
-    (file, places): (&CharacterFile, &SkillPlaces),
+    (file, places, file_bytes): (&CharacterFile, &SkillPlaces, usize),
     file_label: Option<&str>,
     sidecars: &Sidecars<'_>,
     options: &LoadOptions,
@@ -189,10 +192,17 @@ fn add_skills(
     let frame_bytes =
         |frames: &[Frame], poses: &[Mat3x4]| (size_of_val(frames) + size_of_val(poses)) as u64;
     let mut used = model.heap_bytes() as u64;
+    // Without a caller's ceiling the model may grow with its inputs: the skeleton (as loaded),
+    // the skill file and the CFPs read so far.
+    let mut input_bytes = model.heap_bytes().saturating_add(file_bytes);
     for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
-        let budget = options.max_bytes().saturating_sub(used);
+        let data = sidecars
+            .read_skill_cfp(skill, path)
+            .map_err(|e| places.put(i, e))?;
+        input_bytes = input_bytes.saturating_add((*data).as_ref().len());
+        let max_bytes = options.max_bytes_for(input_bytes);
+        let budget = max_bytes.saturating_sub(used);
         let sampled = skill.sample(model, budget, || {
-            let data = sidecars.read_skill_cfp(skill, path)?;
             let values = cfp::decode_skill(
                 (*data).as_ref(),
                 skill.translation_count as usize,
@@ -206,11 +216,10 @@ fn add_skills(
         // A problem of the skill itself (not of its CFP) is placed at the skill in the file.
         let (frames, poses, mut animation) = sampled.map_err(|e| places.put(i, e))?;
         used = used.saturating_add(frame_bytes(&frames, &poses));
-        if used > options.max_bytes() {
+        if used > max_bytes {
             return Err(places.put(i, Error::limit(format!(
-                "skill {}: the model with its frames needs {used} bytes, more than the limit of {} bytes",
+                "skill {}: the model with its frames needs {used} bytes, more than the limit of {max_bytes} bytes",
                 skill.name,
-                options.max_bytes()
             ))));
         }
         animation.first_frame =

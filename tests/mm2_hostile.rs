@@ -7,12 +7,12 @@
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 
 mod counting_alloc;
-mod sweep;
 mod mm2_fixtures;
+mod sweep;
 
 use counting_alloc::{budget, peak_of};
-use sweep::check_invariants;
 use mm2_fixtures::{doll_mod, doll_skel, options, packet_mod, seed};
+use sweep::check_invariants;
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;

@@ -984,10 +984,15 @@ fn cfp_values_count_against_the_memory_limit() {
         "{e}"
     );
     assert!(peak < MIB, "{peak} bytes of heap");
-    // Under the default ceiling they are decoded, taking what was counted for them.
+    // The default ceiling grows with the input (16 MiB + 256 bytes per byte): a kilobyte of
+    // repeat codes cannot ask for 128 MiB either.
+    let (r, peak) = peak_of(|| f.skeleton.with_skills(&skill_file, &limited(0)));
+    assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+    assert!(peak < MIB, "{peak} bytes of heap");
+    // A caller who allows it gets them decoded, taking what was counted for them.
     let (r, peak) = peak_of(|| {
         f.skeleton
-            .with_skills(&skill_file, &limited(0))
+            .with_skills(&skill_file, &limited(1 << 30))
             .map(|m| m.frames().len())
     });
     assert_eq!(r.unwrap(), 2);

@@ -219,7 +219,7 @@ pub fn looks_like_bcf(data: &[u8]) -> bool {
         strict: true,
         ..LoadOptions::default()
     };
-    let mut ck = Checker::new(&options, false);
+    let mut ck = Checker::new(&options, false, data.len());
     match read_binary(data, &mut ck) {
         Ok((f, _)) => !(f.skeletons.is_empty() && f.suits.is_empty() && f.skills.is_empty()),
         Err(_) => false,
@@ -272,7 +272,7 @@ pub(crate) fn parse_with_places(
         strict,
         ..LoadOptions::default()
     };
-    let mut ck = Checker::new(&options, false);
+    let mut ck = Checker::new(&options, false, data.len());
     let (mut file, places) = if binary {
         read_binary(data, &mut ck)?
     } else {

@@ -106,8 +106,16 @@ impl Format {
     }
 }
 
-/// The default ceiling on a loaded model's memory when the caller sets none.
+/// The most memory a model may use when the caller sets no ceiling, whatever its input.
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+
+/// Without a caller's ceiling, a model may use this much plus [`DEFAULT_BYTES_PER_INPUT_BYTE`]
+/// per byte of its input, up to [`DEFAULT_MAX_BYTES`]: so a hostile kilobyte of repeat codes
+/// (CFP) or tiny text numbers cannot ask for a gigabyte, while real files, which expand far less
+/// (binary formats about 1x, text 10-40x, the largest CFP skills about 100x), always fit.
+pub const DEFAULT_BASE_BYTES: u64 = 16 << 20;
+/// See [`DEFAULT_BASE_BYTES`].
+pub const DEFAULT_BYTES_PER_INPUT_BYTE: u64 = 256;
 
 /// How to load.
 #[derive(Clone, Default)]
@@ -115,7 +123,8 @@ pub struct LoadOptions<'a> {
     pub format: Format,
     /// Reject what the default mode tolerates and repairs (and reports as warnings).
     pub strict: bool,
-    /// Most memory the loaded model may use; 0 = [`DEFAULT_MAX_BYTES`].
+    /// Most memory the loaded model may use; 0 = a default that grows with the input
+    /// ([`LoadOptions::max_bytes_for`]).
     pub max_bytes: u64,
     /// The file's name or path: for messages, to detect the format by extension, and (with
     /// `io`) to find sidecar files beside it.
@@ -145,9 +154,15 @@ impl std::fmt::Debug for LoadOptions<'_> {
 }
 
 impl LoadOptions<'_> {
-    pub fn max_bytes(&self) -> u64 {
+    /// The ceiling for a model made from `input_bytes` bytes of files: the caller's, or without
+    /// one [`DEFAULT_BASE_BYTES`] plus [`DEFAULT_BYTES_PER_INPUT_BYTE`] per input byte, at most
+    /// [`DEFAULT_MAX_BYTES`].
+    pub fn max_bytes_for(&self, input_bytes: usize) -> u64 {
         if self.max_bytes == 0 {
-            DEFAULT_MAX_BYTES
+            (input_bytes as u64)
+                .saturating_mul(DEFAULT_BYTES_PER_INPUT_BYTE)
+                .saturating_add(DEFAULT_BASE_BYTES)
+                .min(DEFAULT_MAX_BYTES)
         } else {
             self.max_bytes
         }
@@ -170,12 +185,12 @@ pub(crate) struct Checker {
 const MAX_PROBLEMS: usize = 1000;
 
 impl Checker {
-    fn new(options: &LoadOptions, collect: bool) -> Checker {
+    fn new(options: &LoadOptions, collect: bool, input_bytes: usize) -> Checker {
         Checker {
             label: file_label(options),
             strict: options.strict,
             collect,
-            max_bytes: options.max_bytes(),
+            max_bytes: options.max_bytes_for(input_bytes),
             problems: Vec::new(),
             dropped_problems: 0,
             warnings: Vec::new(),
@@ -332,7 +347,7 @@ pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
 
 fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>) -> Result<Model> {
     let label = file_label(options);
-    let mut checker = Checker::new(options, false);
+    let mut checker = Checker::new(options, false, data.len());
     let result = parse(data, options, &mut checker).and_then(|mut parts| {
         if let Some(s) = sidecars {
             s.complete_parts(&mut parts)?;
@@ -386,7 +401,7 @@ pub struct Report {
 pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
     let label = file_label(options);
     let name = |e: Error| e.in_file_if(label.as_ref());
-    let mut checker = Checker::new(options, true);
+    let mut checker = Checker::new(options, true, data.len());
     let parsed = parse(data, options, &mut checker);
     let mut problems: Vec<Error> = std::mem::take(&mut checker.problems)
         .into_iter()

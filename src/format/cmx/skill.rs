@@ -18,7 +18,7 @@ use glam::Quat;
 
 use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
 use crate::error::{Error, Result};
-use crate::format::{DEFAULT_MAX_BYTES, cfp};
+use crate::format::{LoadOptions, cfp};
 use crate::math::Mat3x4;
 use crate::model::{Animation, Frame, Model, Name};
 
@@ -109,7 +109,8 @@ pub fn skill_frames(
             character.skills.len()
         ))
     })?;
-    sample(skeleton, s, DEFAULT_MAX_BYTES, || {
+    let max_bytes = LoadOptions::default().max_bytes_for(cfp.len());
+    sample(skeleton, s, max_bytes, || {
         cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
             .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))
     })
