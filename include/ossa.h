@@ -29,6 +29,12 @@
 #define OSSA_BONE_ATTACHMENT 1
 
 /**
+ * Bone flag: not in the file; added so that vertices the file binds to no bone (DMF) keep
+ * their place. It stays at the origin in every frame.
+ */
+#define OSSA_BONE_SYNTHETIC 2
+
+/**
  * Skin flag: make normals unit length.
  */
 #define OSSA_SKIN_NORMALIZE 1
@@ -324,6 +330,82 @@ typedef struct ossa_mesh_info {
 } ossa_mesh_info;
 
 /**
+ * A texture carried inside the model's file (DMF).
+ */
+typedef struct ossa_texture_info {
+  const char *name;
+  uint32_t width;
+  uint32_t height;
+  /**
+   * 1: the image is flipped vertically when uploaded
+   */
+  uint32_t flip_y;
+  /**
+   * 0 clamp, 1 mirror, 2 repeat
+   */
+  uint32_t wrap_s;
+  uint32_t wrap_t;
+  /**
+   * the image file's bytes as stored (PNG), valid as long as the model; NULL when empty
+   */
+  const uint8_t *image;
+  size_t image_size;
+} ossa_texture_info;
+
+/**
+ * A material the model's meshes refer to (DMF); the numbers are the DMF 1.5 constants.
+ */
+typedef struct ossa_material_info {
+  const char *name;
+  /**
+   * the diffuse texture's index, or -1
+   */
+  int32_t texture;
+  /**
+   * 1: alpha blending with the three fields after it
+   */
+  uint32_t use_blending;
+  /**
+   * 0 normal, 1 additive, 2 subtract, 3 multiply
+   */
+  uint32_t blend_equation;
+  /**
+   * 0 zero, 1 one, 2 src colour, 3 one minus src colour, 4 src alpha, 5 one minus src alpha,
+   * 6 dst alpha, 7 one minus dst alpha, 8 dst colour, 9 one minus dst colour, 10 src alpha
+   * saturate
+   */
+  uint32_t blend_src;
+  uint32_t blend_dst;
+  uint32_t skinning;
+  /**
+   * 0 basic, 1 lambert, 2 phong
+   */
+  uint32_t shader_type;
+  /**
+   * 0 front, 1 back, 2 double
+   */
+  uint32_t face_side;
+  uint32_t shadow_side;
+  uint32_t ignore_lights;
+  uint32_t vertex_color;
+  uint32_t use_alpha;
+  uint32_t skip_render;
+  float alpha_test;
+  /**
+   * red, green, blue, alpha
+   */
+  float diffuse[4];
+  /**
+   * red, green, blue, intensity
+   */
+  float emissive[4];
+  /**
+   * red, green, blue, shininess
+   */
+  float specular[4];
+} ossa_material_info;
+
+/**
  * An animation scene: a named run of frames played at a rate.
  */
 typedef struct ossa_animation_info {
@@ -565,6 +647,60 @@ uint32_t ossa_model_get_mesh(const struct ossa_model *model,
                              struct ossa_mesh_info *out);
 
 /**
+ * How many textures the model carries (DMF); 0 for NULL.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+uint32_t ossa_model_texture_count(const struct ossa_model *model);
+
+/**
+ * Texture `texture`: its name, size, sampling and the image file's bytes (PNG).
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_model_get_texture(const struct ossa_model *model,
+                                uint32_t texture,
+                                struct ossa_texture_info *out);
+
+/**
+ * How many materials the model's meshes refer to (DMF); 0 for NULL.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+uint32_t ossa_model_material_count(const struct ossa_model *model);
+
+/**
+ * Material `material`, every field the file gives.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_model_get_material(const struct ossa_model *model,
+                                 uint32_t material,
+                                 struct ossa_material_info *out);
+
+/**
+ * The material of mesh `mesh`; -1 where it has none (other formats), for NULL, or past the
+ * last mesh.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+int32_t ossa_mesh_material(const struct ossa_model *model, uint32_t mesh);
+
+/**
+ * The vertex colours of mesh `mesh`: 4 bytes (red, green, blue, alpha) per vertex, living as
+ * long as the model; NULL where it has none (other formats), for NULL, or past the last mesh.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+const uint8_t *ossa_mesh_colors(const struct ossa_model *model, uint32_t mesh);
+
+/**
  * Animation scene `animation`: from DPM's `.framegroups` file, or one per frame without it.
  *
  * # Safety
@@ -726,9 +862,9 @@ uint32_t ossa_model_optimize(const struct ossa_model *model,
                              struct ossa_error *error);
 
 /**
- * Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD) through
- * `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model
- * first, as ossa_model_optimize does.
+ * Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
+ * or JSON) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
+ * optimise the saved model first, as ossa_model_optimize does.
  *
  * # Safety
  * `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.

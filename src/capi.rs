@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::format::{Format, LoadOptions};
 use crate::io::{FileData, FileSystem};
 use crate::math::Mat3x4;
-use crate::model::{BONE_ATTACHMENT, Model};
+use crate::model::{BONE_ATTACHMENT, BONE_SYNTHETIC, Model};
 use crate::optimize;
 use crate::pose::FrameBlend;
 use crate::skin::{SKIN_NORMALIZE, SkinTarget};
@@ -28,6 +28,9 @@ pub const OSSA_LOAD_STRICT: u32 = 1;
 pub const OSSA_MODEL_UNBOUND: u32 = 1;
 /// Bone flag: an attachment point, protected from removal.
 pub const OSSA_BONE_ATTACHMENT: u32 = 1;
+/// Bone flag: not in the file; added so that vertices the file binds to no bone (DMF) keep
+/// their place. It stays at the origin in every frame.
+pub const OSSA_BONE_SYNTHETIC: u32 = 2;
 /// Skin flag: make normals unit length.
 pub const OSSA_SKIN_NORMALIZE: u32 = 1;
 /// Save/optimise flag: remove bones no vertex uses, keeping attachments and ancestors of kept bones.
@@ -211,6 +214,56 @@ pub struct ossa_mesh_info {
     pub group_ids: *const u32,
 }
 
+/// A texture carried inside the model's file (DMF).
+#[repr(C)]
+pub struct ossa_texture_info {
+    pub name: *const c_char,
+    pub width: u32,
+    pub height: u32,
+    /// 1: the image is flipped vertically when uploaded
+    pub flip_y: u32,
+    /// 0 clamp, 1 mirror, 2 repeat
+    pub wrap_s: u32,
+    pub wrap_t: u32,
+    /// the image file's bytes as stored (PNG), valid as long as the model; NULL when empty
+    pub image: *const u8,
+    pub image_size: usize,
+}
+
+/// A material the model's meshes refer to (DMF); the numbers are the DMF 1.5 constants.
+#[repr(C)]
+pub struct ossa_material_info {
+    pub name: *const c_char,
+    /// the diffuse texture's index, or -1
+    pub texture: i32,
+    /// 1: alpha blending with the three fields after it
+    pub use_blending: u32,
+    /// 0 normal, 1 additive, 2 subtract, 3 multiply
+    pub blend_equation: u32,
+    /// 0 zero, 1 one, 2 src colour, 3 one minus src colour, 4 src alpha, 5 one minus src alpha,
+    /// 6 dst alpha, 7 one minus dst alpha, 8 dst colour, 9 one minus dst colour, 10 src alpha
+    /// saturate
+    pub blend_src: u32,
+    pub blend_dst: u32,
+    pub skinning: u32,
+    /// 0 basic, 1 lambert, 2 phong
+    pub shader_type: u32,
+    /// 0 front, 1 back, 2 double
+    pub face_side: u32,
+    pub shadow_side: u32,
+    pub ignore_lights: u32,
+    pub vertex_color: u32,
+    pub use_alpha: u32,
+    pub skip_render: u32,
+    pub alpha_test: f32,
+    /// red, green, blue, alpha
+    pub diffuse: [f32; 4],
+    /// red, green, blue, intensity
+    pub emissive: [f32; 4],
+    /// red, green, blue, shininess
+    pub specular: [f32; 4],
+}
+
 /// An animation scene: a named run of frames played at a rate.
 #[repr(C)]
 pub struct ossa_animation_info {
@@ -274,6 +327,7 @@ pub type ossa_write_fn =
 // must be the library's own.
 const _: () = {
     assert!(OSSA_BONE_ATTACHMENT == BONE_ATTACHMENT);
+    assert!(OSSA_BONE_SYNTHETIC == BONE_SYNTHETIC);
     assert!(OSSA_SKIN_NORMALIZE == SKIN_NORMALIZE);
     assert!(OSSA_OPTIMIZE_UNUSED_BONES == optimize::OPTIMIZE_UNUSED_BONES);
     assert!(OSSA_OPTIMIZE_TRIANGLE_ORDER == optimize::OPTIMIZE_TRIANGLE_ORDER);
@@ -949,6 +1003,124 @@ pub unsafe extern "C" fn ossa_model_get_mesh(
     })
 }
 
+/// How many textures the model carries (DMF); 0 for NULL.
+///
+/// # Safety
+/// `model` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_texture_count(model: *const ossa_model) -> u32 {
+    guard_value(0, || {
+        model_ref(model).map_or(0, |m| u32::try_from(m.textures().len()).unwrap_or(u32::MAX))
+    })
+}
+
+/// Texture `texture`: its name, size, sampling and the image file's bytes (PNG).
+///
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_texture(
+    model: *const ossa_model,
+    texture: u32,
+    out: *mut ossa_texture_info,
+) -> u32 {
+    get_indexed(model, texture, out, "texture", Model::textures, |t| {
+        ossa_texture_info {
+            name: c_name(t.name.as_bytes_with_nul()),
+            width: u32::from(t.width),
+            height: u32::from(t.height),
+            flip_y: u32::from(t.flip_y),
+            wrap_s: u32::from(t.wrap_s),
+            wrap_t: u32::from(t.wrap_t),
+            image: if t.image.is_empty() {
+                ptr::null()
+            } else {
+                t.image.as_ptr()
+            },
+            image_size: t.image.len(),
+        }
+    })
+}
+
+/// How many materials the model's meshes refer to (DMF); 0 for NULL.
+///
+/// # Safety
+/// `model` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_material_count(model: *const ossa_model) -> u32 {
+    guard_value(0, || {
+        model_ref(model).map_or(0, |m| {
+            u32::try_from(m.materials().len()).unwrap_or(u32::MAX)
+        })
+    })
+}
+
+/// Material `material`, every field the file gives.
+///
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_get_material(
+    model: *const ossa_model,
+    material: u32,
+    out: *mut ossa_material_info,
+) -> u32 {
+    get_indexed(model, material, out, "material", Model::materials, |m| {
+        ossa_material_info {
+            name: c_name(m.name.as_bytes_with_nul()),
+            texture: m.texture.map_or(-1, |t| i32::try_from(t).unwrap_or(-1)),
+            use_blending: u32::from(m.use_blending),
+            blend_equation: u32::from(m.blend_equation),
+            blend_src: u32::from(m.blend_src),
+            blend_dst: u32::from(m.blend_dst),
+            skinning: u32::from(m.skinning),
+            shader_type: u32::from(m.shader_type),
+            face_side: u32::from(m.face_side),
+            shadow_side: u32::from(m.shadow_side),
+            ignore_lights: u32::from(m.ignore_lights),
+            vertex_color: u32::from(m.vertex_color),
+            use_alpha: u32::from(m.use_alpha),
+            skip_render: u32::from(m.skip_render),
+            alpha_test: m.alpha_test,
+            diffuse: m.diffuse,
+            emissive: m.emissive,
+            specular: m.specular,
+        }
+    })
+}
+
+/// The material of mesh `mesh`; -1 where it has none (other formats), for NULL, or past the
+/// last mesh.
+///
+/// # Safety
+/// `model` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_mesh_material(model: *const ossa_model, mesh: u32) -> i32 {
+    guard_value(-1, || {
+        model_ref(model)
+            .ok()
+            .and_then(|m| m.meshes().get(mesh as usize))
+            .and_then(|m| m.material())
+            .map_or(-1, |k| i32::try_from(k).unwrap_or(-1))
+    })
+}
+
+/// The vertex colours of mesh `mesh`: 4 bytes (red, green, blue, alpha) per vertex, living as
+/// long as the model; NULL where it has none (other formats), for NULL, or past the last mesh.
+///
+/// # Safety
+/// `model` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_mesh_colors(model: *const ossa_model, mesh: u32) -> *const u8 {
+    guard_value(ptr::null(), || {
+        model_ref(model)
+            .ok()
+            .and_then(|m| m.meshes().get(mesh as usize))
+            .and_then(|m| m.colors())
+            .map_or(ptr::null(), |c| c.as_flattened().as_ptr())
+    })
+}
+
 /// Animation scene `animation`: from DPM's `.framegroups` file, or one per frame without it.
 ///
 /// # Safety
@@ -1405,9 +1577,9 @@ fn check_optimize_flags(flags: u32) -> Result<u32> {
     Ok(flags)
 }
 
-/// Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD) through
-/// `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model
-/// first, as ossa_model_optimize does.
+/// Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
+/// or JSON) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
+/// optimise the saved model first, as ossa_model_optimize does.
 ///
 /// # Safety
 /// `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.

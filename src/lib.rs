@@ -23,11 +23,12 @@ pub mod skin;
 pub mod synth;
 
 pub use error::{Detail, Error, ErrorCode, Result};
-pub use format::{Format, LoadOptions, Report, cfp, cmx, dpm, mm2, sims_mesh, skm, validate};
+pub use format::{Format, LoadOptions, Report, cfp, cmx, dmf, dpm, mm2, sims_mesh, skm, validate};
 pub use math::Mat3x4;
 pub use model::{
-    Animation, BONE_ATTACHMENT, Bone, BoneSlots, Extent, Frame, Influence, Mesh, MeshParts, Model,
-    ModelInfo, ModelParts, Name,
+    Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, BoneSlots, Extent, Frame, Influence,
+    KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe, Material, Mesh, MeshParts,
+    Model, ModelInfo, ModelParts, Name, Texture,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
 pub use skin::{Interleaved, SKIN_NORMALIZE, SkinTarget, Strided};
@@ -55,6 +56,8 @@ impl Model {
             Format::SimsBcf => cmx::write_bcf(self),
             Format::Mm2Skel => mm2::write_skel(self),
             Format::Mm2Mod => mm2::write_mod(self),
+            Format::Dmf => dmf::write_binary(self),
+            Format::DmfJson => dmf::write_json(self),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

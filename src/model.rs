@@ -76,6 +76,10 @@ impl std::fmt::Display for Name {
 
 /// Bone flag: protected from removal by savers (an attachment point).
 pub const BONE_ATTACHMENT: u32 = 1;
+/// Bone flag: not in the file; the loader added it so that vertices the file binds to no bone
+/// keep their place (a DMF without bones, or DMF vertices without weights). It stays at the
+/// origin unrotated in every frame, and savers of formats that bind every vertex leave it out.
+pub const BONE_SYNTHETIC: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bone {
@@ -118,6 +122,92 @@ pub struct Extent {
     pub radius: f32,
 }
 
+/// A texture a model carries inside its file (DMF): the image file's bytes as stored (PNG) and
+/// how it is sampled. Numbers are the file's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Texture {
+    /// The file's id; materials refer to textures by position, not by id.
+    pub id: i16,
+    pub name: Name,
+    pub width: u16,
+    pub height: u16,
+    /// 1: the image is flipped vertically when uploaded (three.js' `flipY`).
+    pub flip_y: u16,
+    /// 0 clamp, 1 mirror, 2 repeat.
+    pub wrap_s: u16,
+    pub wrap_t: u16,
+    pub image: Vec<u8>,
+}
+
+/// A material a model's meshes refer to (DMF), every field kept so that it saves unchanged.
+/// The numbers are the DMF 1.5 constants.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Material {
+    /// The file's id; faces refer to materials by position, not by id.
+    pub id: i16,
+    pub name: Name,
+    /// The diffuse texture, by position in the model's textures.
+    pub texture: Option<u32>,
+    pub use_blending: u16,
+    /// 0 normal, 1 additive, 2 subtract, 3 multiply.
+    pub blend_equation: u16,
+    /// 0 zero, 1 one, 2 src colour, 3 one minus src colour, 4 src alpha, 5 one minus src alpha,
+    /// 6 dst alpha, 7 one minus dst alpha, 8 dst colour, 9 one minus dst colour, 10 src alpha
+    /// saturate.
+    pub blend_src: u16,
+    pub blend_dst: u16,
+    pub skinning: u16,
+    /// 0 basic, 1 lambert, 2 phong.
+    pub shader_type: u16,
+    /// 0 front, 1 back, 2 double.
+    pub face_side: u16,
+    pub shadow_side: u16,
+    pub ignore_lights: u16,
+    pub vertex_color: u16,
+    pub use_alpha: u16,
+    pub skip_render: u16,
+    pub alpha_test: f32,
+    /// Red, green, blue, alpha.
+    pub diffuse: [f32; 4],
+    /// Red, green, blue, intensity.
+    pub emissive: [f32; 4],
+    /// Red, green, blue, shininess.
+    pub specular: [f32; 4],
+}
+
+/// Keyframe channel flags.
+pub const KEY_POSITION: u16 = 1;
+pub const KEY_ROTATION: u16 = 2;
+pub const KEY_SCALE: u16 = 4;
+
+/// One bone's parent-relative transform at one time, for the channels `flags` names; the
+/// others are zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Keyframe {
+    pub bone: u32,
+    /// `KEY_POSITION | KEY_ROTATION | KEY_SCALE`, at least one.
+    pub flags: u16,
+    /// Seconds from the start of the animation.
+    pub time: f32,
+    pub position: [f32; 3],
+    /// (x, y, z, w) as stored; normalised when sampled.
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+}
+
+/// The keyframes an animation scene's frames were sampled from, for formats that store keys
+/// (DMF), kept so that the model saves its own keys rather than one key per frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyedAnimation {
+    /// The scene, by position in the model's animations.
+    pub animation: u32,
+    /// The file's id (for show).
+    pub id: i16,
+    /// Seconds.
+    pub duration: f32,
+    pub keys: Vec<Keyframe>,
+}
+
 /// A named run of frames played at a rate: an animation scene.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Animation {
@@ -157,6 +247,15 @@ pub struct MeshParts {
     pub group_ids: Option<Vec<u32>>,
     /// The bones the file lists as used by this mesh (SKM's references); informational.
     pub references: Option<Vec<u32>>,
+    /// The mesh's material, by position in the model's materials (DMF).
+    pub material: Option<u32>,
+    /// Red, green, blue, alpha per vertex (DMF).
+    pub colors: Option<Vec<[u8; 4]>>,
+    /// Model-space bind-pose positions and normals as the file stores them, for formats that
+    /// store vertices so (DMF): the influences give the same points, and savers of such formats
+    /// write these bits rather than recomputing them.
+    pub bind_positions: Option<Vec<[f32; 3]>>,
+    pub bind_normals: Option<Vec<[f32; 3]>>,
 }
 
 impl Default for Name {
@@ -204,6 +303,12 @@ pub struct ModelParts {
     /// influences index these slots.
     pub unbound: Option<BoneSlots>,
     pub warnings: Vec<String>,
+    /// Textures carried in the file (DMF).
+    pub textures: Vec<Texture>,
+    /// Materials meshes refer to (DMF).
+    pub materials: Vec<Material>,
+    /// The keys of animation scenes sampled from keyframes (DMF), at most one set per scene.
+    pub keyframes: Vec<KeyedAnimation>,
 }
 
 impl ModelParts {
@@ -220,6 +325,9 @@ impl ModelParts {
             extent: None,
             unbound: None,
             warnings: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
+            keyframes: Vec::new(),
         }
     }
 }
@@ -231,6 +339,7 @@ pub struct Skeleton {
     frames: Vec<Frame>,
     poses: Vec<Mat3x4>,
     animations: Vec<Animation>,
+    keyframes: Vec<KeyedAnimation>,
     /// Model-space frame-0 pose, the bind pose.
     bind: Vec<Mat3x4>,
     /// Its inverses, for GPU skinning: computed once rather than every frame. A bone collapsed
@@ -259,6 +368,10 @@ impl Skeleton {
     pub fn animations(&self) -> &[Animation] {
         &self.animations
     }
+    /// The keys scenes were sampled from, where the format stores keys.
+    pub fn keyframes(&self) -> &[KeyedAnimation] {
+        &self.keyframes
+    }
     /// The file's own parent-relative poses of one frame.
     pub fn frame_poses(&self, frame: usize) -> Option<&[Mat3x4]> {
         let n = self.bones.len();
@@ -285,6 +398,10 @@ pub struct Mesh {
     texcoords: Option<Vec<[f32; 2]>>,
     group_ids: Option<Vec<u32>>,
     references: Option<Vec<u32>>,
+    material: Option<u32>,
+    colors: Option<Vec<[u8; 4]>>,
+    bind_positions: Option<Vec<[f32; 3]>>,
+    bind_normals: Option<Vec<[f32; 3]>>,
     /// Bind-pose positions and normals, kept for a model with one frame (a static model) so
     /// that skinning it in that pose is a copy.
     rest: Option<Rest>,
@@ -321,6 +438,22 @@ impl Mesh {
     /// The bones the file lists as used by this mesh, where it lists them.
     pub fn references(&self) -> Option<&[u32]> {
         self.references.as_deref()
+    }
+    /// The mesh's material, by position in [`Model::materials`].
+    pub fn material(&self) -> Option<u32> {
+        self.material
+    }
+    /// Red, green, blue, alpha per vertex, where the format has them.
+    pub fn colors(&self) -> Option<&[[u8; 4]]> {
+        self.colors.as_deref()
+    }
+    /// Model-space bind-pose positions as the file stores them, where it stores them so.
+    pub fn bind_positions(&self) -> Option<&[[f32; 3]]> {
+        self.bind_positions.as_deref()
+    }
+    /// Model-space bind-pose normals as the file stores them, where it stores them so.
+    pub fn bind_normals(&self) -> Option<&[[f32; 3]]> {
+        self.bind_normals.as_deref()
     }
     /// The influences of vertex `v` (empty past the end).
     pub fn influences(&self, v: usize) -> &[Influence] {
@@ -378,6 +511,8 @@ pub struct Model {
     extent: Option<Extent>,
     unbound: Option<BoneSlots>,
     warnings: Vec<Name>,
+    textures: Vec<Texture>,
+    materials: Vec<Material>,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -446,6 +581,9 @@ impl Model {
             extent,
             unbound,
             warnings,
+            textures,
+            materials,
+            keyframes,
         } = parts;
         let nb = bones.len();
         let mut bind = vec![Mat3x4::IDENTITY; nb];
@@ -461,6 +599,7 @@ impl Model {
             frames,
             poses,
             animations,
+            keyframes,
             bind,
             inverse_bind,
         };
@@ -469,6 +608,8 @@ impl Model {
         model.handedness = handedness;
         model.extent = extent;
         model.warnings = warnings.iter().map(|w| Name::new(w.as_bytes())).collect();
+        model.textures = textures;
+        model.materials = materials;
         model
     }
 
@@ -495,6 +636,10 @@ impl Model {
                     texcoords: p.texcoords,
                     group_ids: p.group_ids,
                     references: p.references,
+                    material: p.material,
+                    colors: p.colors,
+                    bind_positions: p.bind_positions,
+                    bind_normals: p.bind_normals,
                     rest,
                 }
             })
@@ -515,6 +660,8 @@ impl Model {
             extent: None,
             unbound,
             warnings: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
         }
     }
 
@@ -568,6 +715,8 @@ impl Model {
         model.up_axis = meshes.up_axis;
         model.handedness = meshes.handedness;
         model.extent = meshes.extent;
+        model.textures = meshes.textures.clone();
+        model.materials = meshes.materials.clone();
         model.warnings = meshes
             .warnings
             .iter()
@@ -586,6 +735,9 @@ impl Model {
             frames: s.frames.clone(),
             poses: s.poses.clone(),
             animations: s.animations.clone(),
+            keyframes: s.keyframes.clone(),
+            textures: self.textures.clone(),
+            materials: self.materials.clone(),
             meshes: self
                 .meshes
                 .iter()
@@ -598,6 +750,10 @@ impl Model {
                     texcoords: m.texcoords.clone(),
                     group_ids: m.group_ids.clone(),
                     references: m.references.clone(),
+                    material: m.material,
+                    colors: m.colors.clone(),
+                    bind_positions: m.bind_positions.clone(),
+                    bind_normals: m.bind_normals.clone(),
                 })
                 .collect(),
             up_axis: self.up_axis,
@@ -639,6 +795,18 @@ impl Model {
     }
     pub fn animations(&self) -> &[Animation] {
         &self.skeleton.animations
+    }
+    /// The keys scenes were sampled from, where the format stores keys (DMF).
+    pub fn keyframes(&self) -> &[KeyedAnimation] {
+        &self.skeleton.keyframes
+    }
+    /// Textures carried in the file (DMF).
+    pub fn textures(&self) -> &[Texture] {
+        &self.textures
+    }
+    /// Materials the meshes refer to (DMF).
+    pub fn materials(&self) -> &[Material] {
+        &self.materials
     }
     pub fn meshes(&self) -> &[Mesh] {
         &self.meshes
@@ -709,6 +877,10 @@ impl Model {
             + s.frames.len() * size_of::<Frame>()
             + (s.poses.len() + s.bind.len() + s.inverse_bind.len()) * size_of::<Mat3x4>()
             + s.animations.len() * size_of::<Animation>()
+            + s.keyframes
+                .iter()
+                .map(|k| size_of::<KeyedAnimation>() + k.keys.len() * size_of::<Keyframe>())
+                .sum::<usize>()
             + names
             + s.bone_lookup.heap_bytes()
             + s.frame_lookup.heap_bytes();
@@ -721,12 +893,29 @@ impl Model {
                     + m.indices.len() * 4
                     + m.texcoords.as_ref().map_or(0, |t| t.len() * 8)
                     + m.group_ids.as_ref().map_or(0, |g| g.len() * 4)
+                    + m.colors.as_ref().map_or(0, |c| c.len() * 4)
+                    + m.bind_positions.as_ref().map_or(0, |p| p.len() * 12)
+                    + m.bind_normals.as_ref().map_or(0, |n| n.len() * 12)
                     + m.rest
                         .as_ref()
                         .map_or(0, |r| (r.positions.len() + r.normals.len()) * 12)
             })
             .sum();
-        skeleton + meshes + self.warnings.iter().map(|w| w.0.len()).sum::<usize>()
+        let textures: usize = self
+            .textures
+            .iter()
+            .map(|t| size_of::<Texture>() + t.name.0.len() + t.image.len())
+            .sum();
+        let materials: usize = self
+            .materials
+            .iter()
+            .map(|m| size_of::<Material>() + m.name.0.len())
+            .sum();
+        skeleton
+            + meshes
+            + textures
+            + materials
+            + self.warnings.iter().map(|w| w.0.len()).sum::<usize>()
     }
 }
 
@@ -738,6 +927,9 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         animations,
         meshes,
         unbound,
+        textures,
+        materials,
+        keyframes,
         ..
     } = parts;
     if unbound.is_some() && !(bones.is_empty() && frames.is_empty()) {
@@ -787,14 +979,80 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
             )));
         }
     }
+    for (m, material) in materials.iter().enumerate() {
+        if material
+            .texture
+            .is_some_and(|t| t as usize >= textures.len())
+        {
+            return Err(Error::malformed(format!(
+                "material {m} ({}): texture {:?} out of range (model has {} textures)",
+                material.name,
+                material.texture,
+                textures.len()
+            )));
+        }
+        let colours = [material.alpha_test]
+            .iter()
+            .chain(&material.diffuse)
+            .chain(&material.emissive)
+            .chain(&material.specular)
+            .all(|v| v.is_finite());
+        if !colours {
+            return Err(Error::malformed(format!(
+                "material {m} ({}): NaN or infinity",
+                material.name
+            )));
+        }
+    }
+    check_keyframes(keyframes, animations.len(), nb)?;
     for (m, mesh) in meshes.iter().enumerate() {
-        check_mesh(mesh, slots).map_err(|e| e.within(format!("mesh {m}")))?;
+        check_mesh(mesh, slots, materials.len()).map_err(|e| e.within(format!("mesh {m}")))?;
     }
 
     Ok(())
 }
 
-fn check_mesh(mesh: &MeshParts, bone_count: usize) -> Result<()> {
+fn check_keyframes(sets: &[KeyedAnimation], animations: usize, bones: usize) -> Result<()> {
+    let mut seen = vec![false; animations];
+    for (s, set) in sets.iter().enumerate() {
+        match seen.get_mut(set.animation as usize) {
+            Some(slot) if !*slot => *slot = true,
+            _ => {
+                return Err(Error::malformed(format!(
+                    "keyframe set {s}: animation {} is out of range ({animations} animations) or has another set",
+                    set.animation
+                )));
+            }
+        }
+        if !(set.duration.is_finite() && set.duration >= 0.0) {
+            return Err(Error::malformed(format!(
+                "keyframe set {s}: duration {} is not a finite number of seconds",
+                set.duration
+            )));
+        }
+        for (k, key) in set.keys.iter().enumerate() {
+            let finite = [key.time]
+                .iter()
+                .chain(&key.position)
+                .chain(&key.rotation)
+                .chain(&key.scale)
+                .all(|v| v.is_finite());
+            if key.bone as usize >= bones
+                || key.flags == 0
+                || key.flags & !(KEY_POSITION | KEY_ROTATION | KEY_SCALE) != 0
+                || !finite
+            {
+                return Err(Error::malformed(format!(
+                    "keyframe set {s} key {k}: bone {} (model has {bones}), flags {}, or a NaN or infinity",
+                    key.bone, key.flags
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_mesh(mesh: &MeshParts, bone_count: usize, materials: usize) -> Result<()> {
     let starts = &mesh.influence_start;
     if starts.first() != Some(&0)
         || starts.last().map(|&e| e as usize) != Some(mesh.influences.len())
@@ -845,6 +1103,34 @@ fn check_mesh(mesh: &MeshParts, bone_count: usize) -> Result<()> {
         }
         if t.iter().flatten().any(|v| !v.is_finite()) {
             return Err(Error::malformed("texcoord is NaN or infinity"));
+        }
+    }
+    if let Some(m) = mesh.material
+        && m as usize >= materials
+    {
+        return Err(Error::malformed(format!(
+            "material {m} out of range (model has {materials} materials)"
+        )));
+    }
+    if mesh.colors.as_ref().is_some_and(|c| c.len() != vc) {
+        return Err(Error::malformed(format!(
+            "colours are not one per {vc} vertices"
+        )));
+    }
+    for (what, list) in [
+        ("bind positions", &mesh.bind_positions),
+        ("bind normals", &mesh.bind_normals),
+    ] {
+        if let Some(l) = list {
+            if l.len() != vc {
+                return Err(Error::malformed(format!(
+                    "{} {what} for {vc} vertices",
+                    l.len()
+                )));
+            }
+            if l.iter().flatten().any(|v| !v.is_finite()) {
+                return Err(Error::malformed(format!("{what}: NaN or infinity")));
+            }
         }
     }
     if let Some(g) = &mesh.group_ids

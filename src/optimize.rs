@@ -199,9 +199,16 @@ fn renumber(mesh: &mut MeshParts, map: &[u32]) -> u32 {
     }
     mesh.influence_start = starts;
     mesh.influences = influences;
-    if let Some(tc) = &mesh.texcoords {
-        mesh.texcoords = Some(inverse.iter().map(|&old| tc[old]).collect());
+    // Every per-vertex list follows its vertices.
+    fn reorder<T: Copy>(list: &mut Option<Vec<T>>, inverse: &[usize]) {
+        if let Some(l) = list {
+            *l = inverse.iter().map(|&old| l[old]).collect();
+        }
     }
+    reorder(&mut mesh.texcoords, &inverse);
+    reorder(&mut mesh.colors, &inverse);
+    reorder(&mut mesh.bind_positions, &inverse);
+    reorder(&mut mesh.bind_normals, &inverse);
     for i in &mut mesh.indices {
         *i = map[*i as usize];
     }
@@ -312,6 +319,13 @@ fn drop_unused_bones(parts: &mut ModelParts) {
         .filter(|(i, _)| keep[i % nb])
         .map(|(_, p)| p)
         .collect();
+    // Keys of removed bones go with them.
+    for set in &mut parts.keyframes {
+        set.keys.retain(|k| keep[k.bone as usize]);
+        for k in &mut set.keys {
+            k.bone = map[k.bone as usize];
+        }
+    }
     for m in &mut parts.meshes {
         for i in &mut m.influences {
             i.bone = map[i.bone as usize];

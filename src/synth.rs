@@ -149,6 +149,7 @@ impl TubeRig {
             texcoords: Some(texcoords),
             group_ids: Some(vec![0; triangles]),
             references: None,
+            ..MeshParts::default()
         };
 
         let mut frame_list: Vec<Frame> = (0..frames)

@@ -145,6 +145,8 @@ fn info(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Er
         };
         let attach = if bone.flags & ossa::BONE_ATTACHMENT != 0 {
             ", attachment"
+        } else if bone.flags & ossa::BONE_SYNTHETIC != 0 {
+            ", added for vertices bound to no bone"
         } else {
             ""
         };
@@ -158,13 +160,37 @@ fn info(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Er
     for (m, mesh) in model.meshes().iter().enumerate() {
         say!(
             out,
-            "  {m:4} {:?} shader {:?}: {} vertices, {} triangles, up to {} influences",
+            "  {m:4} {:?} shader {:?}: {} vertices, {} triangles, up to {} influences{}",
             mesh.name().to_string(),
             mesh.shader().to_string(),
             mesh.vertex_count(),
             mesh.triangle_count(),
-            mesh.max_influences()
+            mesh.max_influences(),
+            mesh.material()
+                .map_or(String::new(), |k| format!(", material {k}"))
         );
+    }
+    if !model.textures().is_empty() {
+        say!(out, "textures:");
+        for (t, tex) in model.textures().iter().enumerate() {
+            say!(
+                out,
+                "  {t:4} {:<32} {}x{}, {} bytes of image",
+                tex.name.to_string(),
+                tex.width,
+                tex.height,
+                tex.image.len()
+            );
+        }
+    }
+    if !model.materials().is_empty() {
+        say!(out, "materials:");
+        for (k, mat) in model.materials().iter().enumerate() {
+            let texture = mat
+                .texture
+                .map_or("no texture".to_owned(), |t| format!("texture {t}"));
+            say!(out, "  {k:4} {:<32} {texture}", mat.name.to_string());
+        }
     }
     say!(out, "animations:");
     for (a, scene) in model.animations().iter().enumerate() {

@@ -14,9 +14,9 @@ use crate::model::{Bone, Influence, Mesh, Name, parent_ok};
 /// Bytes of one stored influence: origin[3], weight, normal[3], bone.
 pub(crate) const INFLUENCE_SIZE: u64 = 32;
 /// Influence sums further from 1 than this are reported (default mode) or rejected (strict).
-const SUM_EXACT: f32 = 1e-4;
+pub(crate) const SUM_EXACT: f32 = 1e-4;
 /// Influence sums further from 1 than this are rejected in every mode.
-const SUM_TOLERATED: f32 = 1e-2;
+pub(crate) const SUM_TOLERATED: f32 = 1e-2;
 
 /// The parts of a file, named in messages about them.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +31,14 @@ pub(crate) enum Part {
     GroupIds(u32),
     References(u32),
     Poses(u32),
+    Attributes,
+    Textures,
+    Materials,
+    VertexList,
+    Faces,
+    Animations,
+    Tracks(u32),
+    Image(u32),
 }
 
 impl fmt::Display for Part {
@@ -46,6 +54,14 @@ impl fmt::Display for Part {
             Part::GroupIds(m) => write!(f, "mesh {m} group ids"),
             Part::References(m) => write!(f, "mesh {m} references"),
             Part::Poses(fr) => write!(f, "frame {fr} poses"),
+            Part::Attributes => write!(f, "attribute table"),
+            Part::Textures => write!(f, "texture table"),
+            Part::Materials => write!(f, "material table"),
+            Part::VertexList => write!(f, "vertex table"),
+            Part::Faces => write!(f, "face table"),
+            Part::Animations => write!(f, "animation table"),
+            Part::Tracks(a) => write!(f, "animation {a} tracks"),
+            Part::Image(t) => write!(f, "texture {t} image"),
         }
     }
 }

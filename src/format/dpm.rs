@@ -312,6 +312,7 @@ fn read_mesh(
         texcoords: Some(texcoords),
         group_ids: Some(group_ids),
         references: None,
+        ..MeshParts::default()
     })
 }
 
@@ -367,6 +368,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         extent: Some(h.extent),
         unbound: None,
         warnings: Vec::new(),
+        ..ModelParts::new(Format::Dpm)
     })
 }
 

@@ -5,6 +5,7 @@ pub mod cfp;
 pub mod cmx;
 pub mod dmf;
 pub mod dpm;
+mod json;
 pub mod mm2;
 pub mod sims_mesh;
 pub mod skm;

@@ -774,6 +774,7 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
         texcoords: Some(uvs),
         group_ids: None,
         references: None,
+        ..MeshParts::default()
     });
     parts.up_axis = 1;
     parts.handedness = -1;

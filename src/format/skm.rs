@@ -478,6 +478,7 @@ fn read_mesh(
         texcoords: Some(texcoords),
         group_ids: None,
         references: Some(references),
+        ..MeshParts::default()
     })
 }
 

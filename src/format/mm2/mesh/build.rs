@@ -396,6 +396,7 @@ impl MeshBuilder {
             texcoords: textured.then_some(self.uvs),
             group_ids: None,
             references: None,
+            ..MeshParts::default()
         })
     }
 }

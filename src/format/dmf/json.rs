@@ -1,0 +1,863 @@
+//! The JSON form: `{"format": "DASH", "version": "1.5", "textures": [...], "materials": [...],
+//! "vertices": [...], "faces": [...], "skeleton": [...], "animations": [...]}`. The spec's own
+//! spellings `verterices` and `verex_color` are read as well as the correct ones (a file with
+//! both is ambiguous and refused); ossa writes the correct ones. Enumerations are read as the
+//! spec's names or as their numbers; booleans as `true`/`false` or numbers.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+use std::borrow::Cow;
+
+use super::{
+    DAnimation, DBone, DFace, DMaterial, DTexture, DTrack, DVertex, Doc, Field, Locate,
+    MATERIAL_FLAGS, Seg, Table, path_text,
+};
+use crate::error::{Error, Result};
+use crate::format::Checker;
+use crate::format::json::{Kind, Value, base64_decode, base64_encode, put_f32, put_string};
+use crate::model::{KEY_POSITION, KEY_ROTATION, KEY_SCALE, Name};
+
+const DATA_URL: &str = "data:image/png;base64,";
+const WRAP: &[&str] = &["clamp", "mirror", "repeat"];
+const EQUATION: &[&str] = &["norm", "add", "sub", "mult"];
+const BLEND: &[&str] = &[
+    "zero",
+    "one",
+    "src",
+    "one_minus_src",
+    "src_alpha",
+    "one_minus_src_alpha",
+    "dst_alpha",
+    "one_minus_dst_alpha",
+    "dst",
+    "one_minus_dst",
+    "src_alpha_saturate",
+];
+const SHADER: &[&str] = &["basic", "lambert", "phong"];
+const SIDE: &[&str] = &["front", "back", "double"];
+/// The names of each material flag's values, in [`MATERIAL_FLAGS`] order; None for booleans.
+const FLAG_NAMES: [Option<&[&str]>; 12] = [
+    None,
+    Some(EQUATION),
+    Some(BLEND),
+    Some(BLEND),
+    None,
+    Some(SHADER),
+    Some(SIDE),
+    Some(SIDE),
+    None,
+    None,
+    None,
+    None,
+];
+
+/// Each list's key as the file spells it, and the document, to place errors on lines.
+pub(crate) struct Places<'v, 'a> {
+    root: &'v Value<'a>,
+    keys: [&'static str; 6],
+}
+
+impl Locate for Places<'_, '_> {
+    fn place(&self, e: Error, table: Table, index: usize, field: Field) -> Error {
+        let key = self.keys.get(table as usize).copied().unwrap_or_default();
+        let mut v = self.root.get(key).and_then(|l| element(l, index));
+        let mut line = v.map_or(self.root.line, |v| v.line);
+        let segs = field.path();
+        for seg in &segs {
+            v = v.and_then(|x| match seg {
+                Seg::Key(k) => x.get(k),
+                Seg::Index(n) => element(x, *n),
+            });
+            if let Some(x) = v {
+                line = x.line;
+            }
+        }
+        e.within(format!("{key}[{index}]{}", path_text(&segs, true)))
+            .on_line(line)
+    }
+}
+
+fn element<'v, 'a>(v: &'v Value<'a>, n: usize) -> Option<&'v Value<'a>> {
+    match &v.kind {
+        Kind::Array(items) => items.get(n),
+        _ => None,
+    }
+}
+
+type Path<'p> = &'p dyn Fn() -> String;
+
+fn fail(v: &Value, path: Path, message: impl std::fmt::Display) -> Error {
+    Error::malformed(format!("{}: {message}", path())).on_line(v.line)
+}
+
+fn wrong(v: &Value, path: Path, want: &str) -> Error {
+    fail(v, path, format!("expected {want}, found {}", v.kind_name()))
+}
+
+fn array<'v, 'a>(v: &'v Value<'a>, path: Path) -> Result<&'v [Value<'a>]> {
+    match &v.kind {
+        Kind::Array(items) => Ok(items),
+        _ => Err(wrong(v, path, "an array")),
+    }
+}
+
+fn number(v: &Value, path: Path) -> Result<f32> {
+    match v.kind {
+        Kind::Number(text) => {
+            let x: f32 = text.parse().map_err(|_| fail(v, path, "not a number"))?;
+            if x.is_finite() {
+                Ok(x)
+            } else {
+                Err(fail(v, path, format!("{text} does not fit a 32-bit float")))
+            }
+        }
+        _ => Err(wrong(v, path, "a number")),
+    }
+}
+
+fn integer(v: &Value, path: Path, min: i64, max: i64) -> Result<i64> {
+    match v.kind {
+        Kind::Number(text) => {
+            let x: f64 = text.parse().map_err(|_| fail(v, path, "not a number"))?;
+            if x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
+                Ok(x as i64)
+            } else {
+                Err(fail(
+                    v,
+                    path,
+                    format!("{text} is not a whole number from {min} to {max}"),
+                ))
+            }
+        }
+        _ => Err(wrong(v, path, "a whole number")),
+    }
+}
+
+fn int16(v: &Value, path: Path) -> Result<i16> {
+    Ok(integer(v, path, i64::from(i16::MIN), i64::from(i16::MAX))? as i16)
+}
+
+fn uint16(v: &Value, path: Path) -> Result<u16> {
+    Ok(integer(v, path, 0, i64::from(u16::MAX))? as u16)
+}
+
+fn string<'v>(v: &'v Value, path: Path) -> Result<&'v str> {
+    match &v.kind {
+        Kind::String(s) => Ok(s),
+        _ => Err(wrong(v, path, "a string")),
+    }
+}
+
+fn name(v: &Value, path: Path) -> Result<Name> {
+    let s = string(v, path)?;
+    if s.contains('\0') {
+        return Err(fail(v, path, "a name holds a NUL character"));
+    }
+    Ok(Name::from(s))
+}
+
+/// `true`/`false`, or a number (the binary form's u16).
+fn flag(v: &Value, path: Path) -> Result<u16> {
+    match v.kind {
+        Kind::Bool(b) => Ok(u16::from(b)),
+        _ => uint16(v, path),
+    }
+}
+
+/// One of `names` (by position), or its number.
+fn choice(v: &Value, path: Path, names: &[&str]) -> Result<u16> {
+    match &v.kind {
+        Kind::String(s) => names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(s))
+            .map(|p| p as u16)
+            .ok_or_else(|| fail(v, path, format!("{s:?} is not one of {}", names.join(", ")))),
+        _ => uint16(v, path),
+    }
+}
+
+fn floats<const N: usize>(v: &Value, path: Path) -> Result<[f32; N]> {
+    let items = array(v, path)?;
+    if items.len() != N {
+        return Err(fail(
+            v,
+            path,
+            format!("expected {N} numbers, found {}", items.len()),
+        ));
+    }
+    let mut out = [0.0f32; N];
+    for (k, (o, item)) in out.iter_mut().zip(items).enumerate() {
+        *o = number(item, &|| format!("{}[{k}]", path()))?;
+    }
+    Ok(out)
+}
+
+/// Three per-corner values, each read by `read`.
+fn corners<T: Copy + Default>(
+    v: &Value,
+    path: Path,
+    read: impl Fn(&Value, Path) -> Result<T>,
+) -> Result<[T; 3]> {
+    let items = array(v, path)?;
+    if items.len() != 3 {
+        return Err(fail(
+            v,
+            path,
+            format!("expected 3 corners, found {}", items.len()),
+        ));
+    }
+    let mut out = [T::default(); 3];
+    for (k, (o, item)) in out.iter_mut().zip(items).enumerate() {
+        *o = read(item, &|| format!("{}[{k}]", path()))?;
+    }
+    Ok(out)
+}
+
+/// A CSS colour `rgba(r, g, b, a)` (or `rgb(r, g, b)`): r, g, b whole numbers from 0 to 255,
+/// a from 0 to 1. The spec's example writes a stray quote after the parenthesis
+/// (`rgba('255, ...`), so quotes around the numbers are skipped.
+fn colour(v: &Value, path: Path) -> Result<[u8; 4]> {
+    let s = string(v, path)?;
+    let bad = || {
+        fail(
+            v,
+            path,
+            format!("{s:?} is not rgba(r, g, b, a) with r, g, b 0 to 255 and a 0 to 1"),
+        )
+    };
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let (inner, parts) = if let Some(rest) = lower.strip_prefix("rgba(") {
+        (rest, 4)
+    } else if let Some(rest) = lower.strip_prefix("rgb(") {
+        (rest, 3)
+    } else {
+        return Err(bad());
+    };
+    let inner = inner.strip_suffix(')').ok_or_else(bad)?;
+    let numbers: Vec<f64> = inner
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .trim_matches(|c| c == '\'' || c == '"')
+                .trim()
+                .parse::<f64>()
+        })
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad())?;
+    if numbers.len() != parts {
+        return Err(bad());
+    }
+    let mut out = [255u8; 4];
+    for (k, (o, &x)) in out.iter_mut().zip(&numbers).enumerate() {
+        let byte = if k == 3 {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(bad());
+            }
+            (x * 255.0).round()
+        } else {
+            if !(x.fract() == 0.0 && (0.0..=255.0).contains(&x)) {
+                return Err(bad());
+            }
+            x
+        };
+        *o = byte as u8;
+    }
+    Ok(out)
+}
+
+/// Keys no rule reads: counted, and reported once (strict mode refuses them).
+#[derive(Default)]
+struct Unknown {
+    count: usize,
+    first: Option<(String, u32)>,
+}
+
+/// The members of an object item, checking its keys against `known`.
+fn members<'v, 'a>(
+    v: &'v Value<'a>,
+    path: Path,
+    known: &[&str],
+    unknown: &mut Unknown,
+) -> Result<&'v [(Cow<'a, str>, Value<'a>)]> {
+    let Kind::Object(m) = &v.kind else {
+        return Err(wrong(v, path, "an object"));
+    };
+    for (k, value) in m {
+        if !known.contains(&k.as_ref()) {
+            unknown.count = unknown.count.saturating_add(1);
+            if unknown.first.is_none() {
+                unknown.first = Some((format!("{}.{k}", path()), value.line));
+            }
+        }
+    }
+    Ok(m)
+}
+
+fn get<'v, 'a>(m: &'v [(Cow<'a, str>, Value<'a>)], key: &str) -> Option<&'v Value<'a>> {
+    m.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+fn required<'v, 'a>(
+    m: &'v [(Cow<'a, str>, Value<'a>)],
+    v: &Value,
+    key: &str,
+    path: Path,
+) -> Result<&'v Value<'a>> {
+    get(m, key).ok_or_else(|| fail(v, path, format!("the key {key:?} is missing")))
+}
+
+/// The member under either spelling, and which spelling it was; both at once is ambiguous.
+fn either<'v, 'a>(
+    m: &'v [(Cow<'a, str>, Value<'a>)],
+    v: &Value,
+    keys: [&'static str; 2],
+    path: Path,
+) -> Result<(Option<&'v Value<'a>>, &'static str)> {
+    let [misspelled, correct] = keys;
+    match (get(m, misspelled), get(m, correct)) {
+        (Some(_), Some(_)) => Err(fail(
+            v,
+            path,
+            format!("both {misspelled:?} and {correct:?} are given"),
+        )),
+        (Some(x), None) => Ok((Some(x), misspelled)),
+        (None, x) => Ok((x, correct)),
+    }
+}
+
+fn item_id(m: &[(Cow<str>, Value)], index: usize, path: Path) -> Result<i16> {
+    match get(m, "id") {
+        Some(v) => int16(v, &|| format!("{}.id", path())),
+        None => i16::try_from(index).map_err(|_| {
+            Error::limit(format!(
+                "{}: past the 32768 items 16-bit ids number",
+                path()
+            ))
+        }),
+    }
+}
+
+/// Reads a DMF JSON document into the structures both forms share.
+pub(crate) fn read<'v, 'a>(
+    root: &'v Value<'a>,
+    ck: &mut Checker,
+) -> Result<(Doc<'static>, Places<'v, 'a>)> {
+    let top = || "the document".to_owned();
+    let Kind::Object(m) = &root.kind else {
+        return Err(Error::unknown_format(format!(
+            "the document is {}, not a DMF object",
+            root.kind_name()
+        ))
+        .on_line(root.line));
+    };
+    match get(m, "format").map(|f| &f.kind) {
+        Some(Kind::String(s)) if s == "DASH" => {}
+        _ => {
+            return Err(Error::unknown_format(
+                "the document's \"format\" is not \"DASH\" (not a DMF JSON file)",
+            )
+            .on_line(get(m, "format").map_or(root.line, |f| f.line)));
+        }
+    }
+    match get(m, "version") {
+        Some(v) => {
+            let ok = match &v.kind {
+                Kind::String(s) => s == "1.5",
+                Kind::Number(n) => n.parse::<f64>().ok() == Some(1.5),
+                _ => false,
+            };
+            if !ok {
+                let text = match &v.kind {
+                    Kind::String(s) => s.to_string(),
+                    Kind::Number(n) => n.to_string(),
+                    _ => v.kind_name().to_owned(),
+                };
+                return Err(
+                    Error::unsupported(format!("version {text}; only DMF 1.5 is read"))
+                        .on_line(v.line),
+                );
+            }
+        }
+        None => ck.tolerate(
+            Error::malformed("the document has no \"version\"; read as 1.5").on_line(root.line),
+        )?,
+    }
+    let mut unknown = Unknown::default();
+    let known = [
+        "format",
+        "version",
+        "textures",
+        "materials",
+        "verterices",
+        "vertices",
+        "faces",
+        "skeleton",
+        "animations",
+    ];
+    members(root, &top, &known, &mut unknown)?;
+    let (vertices, vertex_key) = either(m, root, ["verterices", "vertices"], &top)?;
+    let keys = [
+        "textures",
+        "materials",
+        vertex_key,
+        "faces",
+        "skeleton",
+        "animations",
+    ];
+    let list = |key: &'static str, v: Option<&'v Value<'a>>| -> Result<&'v [Value<'a>]> {
+        match v {
+            Some(v) => array(v, &|| key.to_owned()),
+            None => Ok(&[]),
+        }
+    };
+    let mut doc = Doc::default();
+    for (i, v) in list("textures", get(m, "textures"))?.iter().enumerate() {
+        doc.textures.push(texture(v, i, &mut unknown)?);
+    }
+    for (i, v) in list("materials", get(m, "materials"))?.iter().enumerate() {
+        doc.materials.push(material(v, i, &mut unknown)?);
+    }
+    for (i, v) in list(vertex_key, vertices)?.iter().enumerate() {
+        doc.vertices
+            .push(vertex(v, &|| format!("{vertex_key}[{i}]"), &mut unknown)?);
+    }
+    for (i, v) in list("faces", get(m, "faces"))?.iter().enumerate() {
+        doc.faces
+            .push(face(v, &|| format!("faces[{i}]"), &mut unknown)?);
+    }
+    for (i, v) in list("skeleton", get(m, "skeleton"))?.iter().enumerate() {
+        doc.bones.push(bone(v, i, &mut unknown)?);
+    }
+    for (i, v) in list("animations", get(m, "animations"))?.iter().enumerate() {
+        doc.animations.push(animation(v, i, &mut unknown)?);
+    }
+    if let Some((path, line)) = unknown.first {
+        ck.tolerate(
+            Error::malformed(format!(
+                "{path}: a key DMF 1.5 does not define ({} such keys are ignored)",
+                unknown.count
+            ))
+            .on_line(line),
+        )?;
+    }
+    Ok((doc, Places { root, keys }))
+}
+
+fn texture(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DTexture<'static>> {
+    let path = || format!("textures[{i}]");
+    let known = [
+        "id", "name", "flip_y", "img", "width", "height", "wrap_s", "wrap_t",
+    ];
+    let m = members(v, &path, &known, unknown)?;
+    let field = |k: &'static str| move || format!("textures[{i}].{k}");
+    let img = required(m, v, "img", &path)?;
+    let url = string(img, &field("img"))?;
+    let data = url
+        .strip_prefix(DATA_URL)
+        .ok_or_else(|| fail(img, &field("img"), format!("not a {DATA_URL}... URL")))?;
+    let image = base64_decode(data).map_err(|e| fail(img, &field("img"), e))?;
+    let opt = |key: &'static str, read: &dyn Fn(&Value, Path) -> Result<u16>| -> Result<u16> {
+        get(m, key).map_or(Ok(0), |x| read(x, &field(key)))
+    };
+    Ok(DTexture {
+        id: item_id(m, i, &path)?,
+        name: name(required(m, v, "name", &path)?, &field("name"))?,
+        flip_y: opt("flip_y", &flag)?,
+        width: uint16(required(m, v, "width", &path)?, &field("width"))?,
+        height: uint16(required(m, v, "height", &path)?, &field("height"))?,
+        wrap_s: opt("wrap_s", &|x, p| choice(x, p, WRAP))?,
+        wrap_t: opt("wrap_t", &|x, p| choice(x, p, WRAP))?,
+        image: Cow::Owned(image),
+    })
+}
+
+fn material(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DMaterial> {
+    let path = || format!("materials[{i}]");
+    let mut known = vec![
+        "id",
+        "name",
+        "texture",
+        "alpha_test",
+        "diffuse",
+        "emissive",
+        "specular",
+    ];
+    known.extend_from_slice(&MATERIAL_FLAGS);
+    let m = members(v, &path, &known, unknown)?;
+    let field = |k: &'static str| move || format!("materials[{i}].{k}");
+    let texture = match get(m, "texture") {
+        None => -1,
+        Some(t) if matches!(t.kind, Kind::Null) => -1,
+        Some(t) => int16(t, &field("texture"))?,
+    };
+    let mut flags = [0u16; 12];
+    for ((f, key), names) in flags.iter_mut().zip(MATERIAL_FLAGS).zip(FLAG_NAMES) {
+        *f = match (get(m, key), names) {
+            (Some(x), Some(names)) => choice(x, &field(key), names)?,
+            (Some(x), None) => flag(x, &field(key))?,
+            // The spec: vertex colours should be assumed on.
+            (None, _) => u16::from(key == "vertex_color"),
+        };
+    }
+    let mut colours = [0.0f32; 13];
+    let [alpha_test, rest @ ..] = &mut colours;
+    if let Some(x) = get(m, "alpha_test") {
+        *alpha_test = number(x, &field("alpha_test"))?;
+    }
+    for (key, chunk) in ["diffuse", "emissive", "specular"]
+        .into_iter()
+        .zip(rest.chunks_exact_mut(4))
+    {
+        let value: [f32; 4] = match get(m, key) {
+            Some(x) => floats(x, &field(key))?,
+            None if key == "diffuse" => [1.0; 4],
+            None => [0.0; 4],
+        };
+        chunk.copy_from_slice(&value);
+    }
+    Ok(DMaterial {
+        id: item_id(m, i, &path)?,
+        name: name(required(m, v, "name", &path)?, &field("name"))?,
+        texture,
+        flags,
+        colours,
+    })
+}
+
+fn vertex(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DVertex> {
+    let m = members(v, path, &["pos", "skin_index", "skin_weight"], unknown)?;
+    let field = |k: &'static str| move || format!("{}.{k}", path());
+    let mut out = DVertex {
+        pos: floats(required(m, v, "pos", path)?, &field("pos"))?,
+        skin_index: [0; 4],
+        skin_weight: [0.0; 4],
+    };
+    if let Some(x) = get(m, "skin_index") {
+        let items = array(x, &field("skin_index"))?;
+        if items.len() > 4 {
+            return Err(fail(x, &field("skin_index"), "more than 4 bones"));
+        }
+        for (k, (o, item)) in out.skin_index.iter_mut().zip(items).enumerate() {
+            *o = int16(item, &|| format!("{}.skin_index[{k}]", path()))?;
+        }
+    }
+    if let Some(x) = get(m, "skin_weight") {
+        let items = array(x, &field("skin_weight"))?;
+        if items.len() > 4 {
+            return Err(fail(x, &field("skin_weight"), "more than 4 weights"));
+        }
+        for (k, (o, item)) in out.skin_weight.iter_mut().zip(items).enumerate() {
+            *o = number(item, &|| format!("{}.skin_weight[{k}]", path()))?;
+        }
+    }
+    Ok(out)
+}
+
+fn face(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DFace> {
+    let known = [
+        "material",
+        "indices",
+        "verex_color",
+        "vertex_color",
+        "normals",
+        "diffuse_uv",
+    ];
+    let m = members(v, path, &known, unknown)?;
+    let field = |k: &'static str| move || format!("{}.{k}", path());
+    let (colors, color_key) = either(m, v, ["verex_color", "vertex_color"], path)?;
+    Ok(DFace {
+        material: uint16(required(m, v, "material", path)?, &field("material"))?,
+        indices: corners(
+            required(m, v, "indices", path)?,
+            &field("indices"),
+            |x, p| Ok(integer(x, p, 0, i64::from(u32::MAX))? as u32),
+        )?,
+        colors: match colors {
+            Some(x) => corners(x, &field(color_key), colour)?,
+            None => [[255; 4]; 3],
+        },
+        normals: match get(m, "normals") {
+            Some(x) => corners(x, &field("normals"), floats::<3>)?,
+            None => [[0.0; 3]; 3],
+        },
+        uvs: match get(m, "diffuse_uv") {
+            Some(x) => corners(x, &field("diffuse_uv"), floats::<2>)?,
+            None => [[0.0; 2]; 3],
+        },
+    })
+}
+
+fn bone(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DBone> {
+    let path = || format!("skeleton[{i}]");
+    let m = members(v, &path, &["id", "name", "parent_id", "matrix"], unknown)?;
+    let field = |k: &'static str| move || format!("skeleton[{i}].{k}");
+    let parent = required(m, v, "parent_id", &path)?;
+    Ok(DBone {
+        id: item_id(m, i, &path)?,
+        name: name(required(m, v, "name", &path)?, &field("name"))?,
+        parent: if matches!(parent.kind, Kind::Null) {
+            -1
+        } else {
+            int16(parent, &field("parent_id"))?
+        },
+        matrix: floats(required(m, v, "matrix", &path)?, &field("matrix"))?,
+    })
+}
+
+fn animation(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DAnimation> {
+    let path = || format!("animations[{i}]");
+    let known = ["id", "name", "fps", "duration", "tracks"];
+    let m = members(v, &path, &known, unknown)?;
+    let field = |k: &'static str| move || format!("animations[{i}].{k}");
+    let items = array(required(m, v, "tracks", &path)?, &field("tracks"))?;
+    let mut tracks = Vec::with_capacity(items.len());
+    for (k, t) in items.iter().enumerate() {
+        let tpath = || format!("animations[{i}].tracks[{k}]");
+        let tm = members(
+            t,
+            &tpath,
+            &["bone_id", "time", "pos", "rot", "scl"],
+            unknown,
+        )?;
+        let tfield = |key: &'static str| move || format!("animations[{i}].tracks[{k}].{key}");
+        let mut track = DTrack {
+            bone: int16(required(tm, t, "bone_id", &tpath)?, &tfield("bone_id"))?,
+            flags: 0,
+            time: number(required(tm, t, "time", &tpath)?, &tfield("time"))?,
+            pos: [0.0; 3],
+            rot: [0.0; 4],
+            scl: [0.0; 3],
+        };
+        if let Some(x) = get(tm, "pos") {
+            track.pos = floats(x, &tfield("pos"))?;
+            track.flags |= KEY_POSITION as i16;
+        }
+        if let Some(x) = get(tm, "rot") {
+            track.rot = floats(x, &tfield("rot"))?;
+            track.flags |= KEY_ROTATION as i16;
+        }
+        if let Some(x) = get(tm, "scl") {
+            track.scl = floats(x, &tfield("scl"))?;
+            track.flags |= KEY_SCALE as i16;
+        }
+        tracks.push(track);
+    }
+    Ok(DAnimation {
+        id: item_id(m, i, &path)?,
+        name: name(required(m, v, "name", &path)?, &field("name"))?,
+        fps: uint16(required(m, v, "fps", &path)?, &field("fps"))?,
+        duration: number(required(m, v, "duration", &path)?, &field("duration"))?,
+        tracks,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+fn put_floats(out: &mut String, values: &[f32]) {
+    out.push('[');
+    for (k, v) in values.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        put_f32(out, *v);
+    }
+    out.push(']');
+}
+
+fn put_flag(out: &mut String, v: u16) {
+    match v {
+        0 => out.push_str("false"),
+        1 => out.push_str("true"),
+        n => out.push_str(&n.to_string()),
+    }
+}
+
+fn put_choice(out: &mut String, v: u16, names: &[&str]) {
+    match names.get(v as usize) {
+        Some(n) => put_string(out, n),
+        None => out.push_str(&v.to_string()),
+    }
+}
+
+/// `"key": ` after a separator.
+fn key(out: &mut String, first: bool, k: &str) {
+    if !first {
+        out.push_str(", ");
+    }
+    put_string(out, k);
+    out.push_str(": ");
+}
+
+fn put_name(out: &mut String, n: &Name) {
+    put_string(out, &n.to_string_lossy());
+}
+
+fn put_colour(out: &mut String, c: [u8; 4]) {
+    let [r, g, b, a] = c;
+    let mut s = format!("rgba({r}, {g}, {b}, ");
+    put_f32(&mut s, f32::from(a) / 255.0);
+    s.push(')');
+    put_string(out, &s);
+}
+
+/// Writes a list as `"key": [` with one item per line, each written by `item`.
+fn put_list<T>(out: &mut String, name: &str, items: &[T], item: impl Fn(&mut String, &T)) {
+    out.push_str(",\n  ");
+    put_string(out, name);
+    out.push_str(": [");
+    for (k, x) in items.iter().enumerate() {
+        out.push_str(if k > 0 { ",\n    " } else { "\n    " });
+        item(out, x);
+    }
+    out.push_str(if items.is_empty() { "]" } else { "\n  ]" });
+}
+
+/// The document as pretty JSON: keys in the spec's order, one item per line.
+pub(crate) fn write(doc: &Doc) -> String {
+    let mut out = String::from("{\n  \"format\": \"DASH\",\n  \"version\": \"1.5\"");
+    put_list(&mut out, "textures", &doc.textures, |o, t| {
+        o.push('{');
+        key(o, true, "id");
+        o.push_str(&t.id.to_string());
+        key(o, false, "name");
+        put_name(o, &t.name);
+        key(o, false, "flip_y");
+        put_flag(o, t.flip_y);
+        key(o, false, "img");
+        put_string(o, &format!("{DATA_URL}{}", base64_encode(&t.image)));
+        key(o, false, "width");
+        o.push_str(&t.width.to_string());
+        key(o, false, "height");
+        o.push_str(&t.height.to_string());
+        key(o, false, "wrap_s");
+        put_choice(o, t.wrap_s, WRAP);
+        key(o, false, "wrap_t");
+        put_choice(o, t.wrap_t, WRAP);
+        o.push('}');
+    });
+    put_list(&mut out, "materials", &doc.materials, |o, m| {
+        o.push('{');
+        key(o, true, "id");
+        o.push_str(&m.id.to_string());
+        key(o, false, "name");
+        put_name(o, &m.name);
+        key(o, false, "texture");
+        o.push_str(&m.texture.to_string());
+        for ((f, k), names) in m.flags.iter().zip(MATERIAL_FLAGS).zip(FLAG_NAMES) {
+            key(o, false, k);
+            match names {
+                Some(names) => put_choice(o, *f, names),
+                None => put_flag(o, *f),
+            }
+        }
+        let [alpha_test, rest @ ..] = &m.colours;
+        key(o, false, "alpha_test");
+        put_f32(o, *alpha_test);
+        for (k, chunk) in ["diffuse", "emissive", "specular"]
+            .into_iter()
+            .zip(rest.chunks_exact(4))
+        {
+            key(o, false, k);
+            put_floats(o, chunk);
+        }
+        o.push('}');
+    });
+    put_list(&mut out, "vertices", &doc.vertices, |o, v| {
+        o.push('{');
+        key(o, true, "pos");
+        put_floats(o, &v.pos);
+        key(o, false, "skin_index");
+        let index: Vec<String> = v.skin_index.iter().map(i16::to_string).collect();
+        o.push_str(&format!("[{}]", index.join(", ")));
+        key(o, false, "skin_weight");
+        put_floats(o, &v.skin_weight);
+        o.push('}');
+    });
+    put_list(&mut out, "faces", &doc.faces, |o, f| {
+        o.push('{');
+        key(o, true, "material");
+        o.push_str(&f.material.to_string());
+        key(o, false, "indices");
+        let [a, b, c] = f.indices;
+        o.push_str(&format!("[{a}, {b}, {c}]"));
+        key(o, false, "vertex_color");
+        o.push('[');
+        for (k, c) in f.colors.iter().enumerate() {
+            if k > 0 {
+                o.push_str(", ");
+            }
+            put_colour(o, *c);
+        }
+        o.push(']');
+        for (name, lists) in [
+            ("normals", f.normals.map(|n| n.to_vec())),
+            ("diffuse_uv", f.uvs.map(|n| n.to_vec())),
+        ] {
+            key(o, false, name);
+            o.push('[');
+            for (k, l) in lists.iter().enumerate() {
+                if k > 0 {
+                    o.push_str(", ");
+                }
+                put_floats(o, l);
+            }
+            o.push(']');
+        }
+        o.push('}');
+    });
+    put_list(&mut out, "skeleton", &doc.bones, |o, b| {
+        o.push('{');
+        key(o, true, "id");
+        o.push_str(&b.id.to_string());
+        key(o, false, "name");
+        put_name(o, &b.name);
+        key(o, false, "parent_id");
+        o.push_str(&b.parent.to_string());
+        key(o, false, "matrix");
+        put_floats(o, &b.matrix);
+        o.push('}');
+    });
+    put_list(&mut out, "animations", &doc.animations, |o, a| {
+        o.push('{');
+        key(o, true, "id");
+        o.push_str(&a.id.to_string());
+        key(o, false, "name");
+        put_name(o, &a.name);
+        key(o, false, "fps");
+        o.push_str(&a.fps.to_string());
+        key(o, false, "duration");
+        put_f32(o, a.duration);
+        key(o, false, "tracks");
+        o.push('[');
+        for (k, t) in a.tracks.iter().enumerate() {
+            o.push_str(if k > 0 { ",\n      " } else { "\n      " });
+            o.push('{');
+            key(o, true, "bone_id");
+            o.push_str(&t.bone.to_string());
+            key(o, false, "time");
+            put_f32(o, t.time);
+            for (bit, name, values) in [
+                (KEY_POSITION, "pos", &t.pos[..]),
+                (KEY_ROTATION, "rot", &t.rot[..]),
+                (KEY_SCALE, "scl", &t.scl[..]),
+            ] {
+                if t.flags as u16 & bit != 0 {
+                    key(o, false, name);
+                    put_floats(o, values);
+                }
+            }
+            o.push('}');
+        }
+        o.push_str(if a.tracks.is_empty() { "]" } else { "\n    ]" });
+        o.push('}');
+    });
+    out.push_str("\n}\n");
+    out
+}

@@ -1,0 +1,652 @@
+//! JSON as text formats need it: a small strict reader (RFC 8259) that records the line of every
+//! value, so that a format's rules can name where a file breaks them, and the pieces of writing
+//! it (strings, numbers that read back to the same bits), plus the base64 of `data:` URLs.
+//!
+//! The reader is recursive with a depth limit, so deep nesting cannot overflow the stack, and it
+//! allocates in proportion to the input: strings without escapes borrow from it, and every value
+//! costs a few dozen bytes for at least one byte of text.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use crate::error::{Error, Result};
+
+/// Arrays and objects nest at most this deep.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// A value and the 1-based line it starts on.
+#[derive(Debug)]
+pub(crate) struct Value<'a> {
+    pub line: u32,
+    pub kind: Kind<'a>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Kind<'a> {
+    Null,
+    Bool(bool),
+    /// The number's text, checked against the grammar: parsed by its reader into the type it
+    /// needs, so that a float is rounded once.
+    Number(&'a str),
+    String(Cow<'a, str>),
+    Array(Vec<Value<'a>>),
+    /// Members in file order; keys are unique.
+    Object(Vec<(Cow<'a, str>, Value<'a>)>),
+}
+
+impl<'a> Value<'a> {
+    /// What the value is, for messages: "a string", "an object"...
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Null => "null",
+            Kind::Bool(_) => "a boolean",
+            Kind::Number(_) => "a number",
+            Kind::String(_) => "a string",
+            Kind::Array(_) => "an array",
+            Kind::Object(_) => "an object",
+        }
+    }
+
+    /// The member `key` of an object; None for a missing key or a value that is no object.
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a whole document: one value, with only whitespace around it (and a UTF-8 byte order
+/// mark before it).
+pub(crate) fn parse(data: &[u8]) -> Result<Value<'_>> {
+    let mut p = Parser {
+        data,
+        pos: 0,
+        line: 1,
+    };
+    if data.starts_with(b"\xEF\xBB\xBF") {
+        p.pos = 3;
+    }
+    let v = p.value(0)?;
+    p.skip_ws();
+    if let Some(c) = p.peek() {
+        return Err(p.fail(format!("{} after the document's value", describe(c))));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    data: &'a [u8],
+    pos: usize,
+    line: u32,
+}
+
+fn describe(c: u8) -> String {
+    if c.is_ascii_graphic() {
+        format!("`{}`", c as char)
+    } else {
+        format!("byte {c:#04x}")
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn fail(&self, message: impl Into<String>) -> Error {
+        Error::malformed(format!("JSON: {}", message.into()))
+            .on_line(self.line)
+            .at(self.pos as u64)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    fn bump(&mut self) {
+        self.pos = self.pos.saturating_add(1);
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.peek() {
+            match c {
+                b'\n' => self.line = self.line.saturating_add(1),
+                b' ' | b'\t' | b'\r' => {}
+                _ => return,
+            }
+            self.bump();
+        }
+    }
+
+    /// Consumes `c` after optional whitespace, or fails naming what was expected.
+    fn expect(&mut self, c: u8, what: &str) -> Result<()> {
+        self.skip_ws();
+        match self.peek() {
+            Some(got) if got == c => {
+                self.bump();
+                Ok(())
+            }
+            Some(got) => Err(self.fail(format!("expected {what}, found {}", describe(got)))),
+            None => Err(self.fail(format!("the data ends where {what} should be"))),
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value<'a>> {
+        self.skip_ws();
+        let line = self.line;
+        let kind = match self.peek() {
+            None => return Err(self.fail("the data ends where a value should be")),
+            Some(b'{' | b'[') if depth >= MAX_DEPTH => {
+                return Err(Error::limit(format!(
+                    "JSON: arrays and objects nest deeper than {MAX_DEPTH} levels"
+                ))
+                .on_line(line)
+                .at(self.pos as u64));
+            }
+            Some(b'{') => self.object(depth.saturating_add(1))?,
+            Some(b'[') => self.array(depth.saturating_add(1))?,
+            Some(b'"') => Kind::String(self.string()?),
+            Some(b't') => self.literal("true", Kind::Bool(true))?,
+            Some(b'f') => self.literal("false", Kind::Bool(false))?,
+            Some(b'n') => self.literal("null", Kind::Null)?,
+            Some(b'-' | b'0'..=b'9') => Kind::Number(self.number()?),
+            Some(c) => return Err(self.fail(format!("{} where a value should be", describe(c)))),
+        };
+        Ok(Value { line, kind })
+    }
+
+    fn literal(&mut self, word: &str, kind: Kind<'a>) -> Result<Kind<'a>> {
+        let end = self.pos.saturating_add(word.len());
+        if self.data.get(self.pos..end) == Some(word.as_bytes()) {
+            self.pos = end;
+            Ok(kind)
+        } else {
+            Err(self.fail(format!("expected `{word}`")))
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Kind<'a>> {
+        self.bump();
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.bump();
+            return Ok(Kind::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b']') => {
+                    self.bump();
+                    return Ok(Kind::Array(items));
+                }
+                Some(c) => {
+                    return Err(self.fail(format!(
+                        "expected `,` or `]` in an array, found {}",
+                        describe(c)
+                    )));
+                }
+                None => return Err(self.fail("the data ends inside an array")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Kind<'a>> {
+        self.bump();
+        let mut members: Vec<(Cow<'a, str>, Value<'a>)> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.bump();
+            return Ok(Kind::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(match self.peek() {
+                    Some(c) => self.fail(format!("expected a key, found {}", describe(c))),
+                    None => self.fail("the data ends inside an object"),
+                });
+            }
+            let key = self.string()?;
+            self.expect(b':', "`:` after the key")?;
+            let v = self.value(depth)?;
+            members.push((key, v));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b'}') => {
+                    self.bump();
+                    unique_keys(&members)?;
+                    return Ok(Kind::Object(members));
+                }
+                Some(c) => {
+                    return Err(self.fail(format!(
+                        "expected `,` or `}}` in an object, found {}",
+                        describe(c)
+                    )));
+                }
+                None => return Err(self.fail("the data ends inside an object")),
+            }
+        }
+    }
+
+    /// A string at the opening quote: borrowed when it holds no escape.
+    fn string(&mut self) -> Result<Cow<'a, str>> {
+        self.bump();
+        let start = self.pos;
+        let mut owned: Option<Vec<u8>> = None;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.fail("the data ends inside a string"));
+            };
+            match c {
+                b'"' => {
+                    let bytes = match owned {
+                        Some(v) => Cow::Owned(v),
+                        None => Cow::Borrowed(self.data.get(start..self.pos).unwrap_or_default()),
+                    };
+                    self.bump();
+                    return match bytes {
+                        Cow::Borrowed(b) => std::str::from_utf8(b)
+                            .map(Cow::Borrowed)
+                            .map_err(|_| self.fail("a string is not UTF-8")),
+                        Cow::Owned(v) => String::from_utf8(v)
+                            .map(Cow::Owned)
+                            .map_err(|_| self.fail("a string is not UTF-8")),
+                    };
+                }
+                b'\\' => {
+                    if owned.is_none() {
+                        owned = Some(self.data.get(start..self.pos).unwrap_or_default().to_vec());
+                    }
+                    self.bump();
+                    let esc = self.peek();
+                    self.bump();
+                    let mut utf8 = [0u8; 4];
+                    let piece: &[u8] = match esc {
+                        Some(b'"') => b"\"",
+                        Some(b'\\') => b"\\",
+                        Some(b'/') => b"/",
+                        Some(b'b') => b"\x08",
+                        Some(b'f') => b"\x0c",
+                        Some(b'n') => b"\n",
+                        Some(b'r') => b"\r",
+                        Some(b't') => b"\t",
+                        Some(b'u') => self.unicode_escape()?.encode_utf8(&mut utf8).as_bytes(),
+                        Some(c) => {
+                            return Err(self.fail(format!("unknown escape \\{}", describe(c))));
+                        }
+                        None => return Err(self.fail("the data ends inside a string")),
+                    };
+                    if let Some(buf) = &mut owned {
+                        buf.extend_from_slice(piece);
+                    }
+                }
+                0..=0x1f => {
+                    return Err(self.fail(format!(
+                        "control character {} inside a string (escape it)",
+                        describe(c)
+                    )));
+                }
+                _ => {
+                    if let Some(buf) = &mut owned {
+                        buf.push(c);
+                    }
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let end = self.pos.saturating_add(4);
+        let digits = self
+            .data
+            .get(self.pos..end)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .ok_or_else(|| self.fail("\\u is not followed by four hex digits"))?;
+        self.pos = end;
+        Ok(digits)
+    }
+
+    /// The character of a `\uXXXX` escape (after the `u`), joining a surrogate pair.
+    fn unicode_escape(&mut self) -> Result<char> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                let end = self.pos.saturating_add(2);
+                if self.data.get(self.pos..end) != Some(b"\\u") {
+                    return Err(self.fail("a high surrogate escape is not followed by a low one"));
+                }
+                self.pos = end;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err(self.fail("a high surrogate escape is not followed by a low one"));
+                }
+                // Both are in range, so neither subtraction wraps and the sum fits 21 bits.
+                0x10000u32
+                    .wrapping_add(first.wrapping_sub(0xD800) << 10)
+                    .wrapping_add(second.wrapping_sub(0xDC00))
+            }
+            0xDC00..=0xDFFF => {
+                return Err(self.fail("a low surrogate escape without a high one"));
+            }
+            c => c,
+        };
+        char::from_u32(code).ok_or_else(|| self.fail("an escape names no character"))
+    }
+
+    /// A number, checked against the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Result<&'a str> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.bump();
+        }
+        match self.peek() {
+            Some(b'0') => self.bump(),
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.fail("a number has no digits after its sign")),
+        }
+        if self.peek() == Some(b'.') {
+            self.bump();
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.fail("a number has no digits after its decimal point"));
+            }
+            self.digits();
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.bump();
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.bump();
+            }
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.fail("a number has no digits in its exponent"));
+            }
+            self.digits();
+        }
+        let text = self.data.get(start..self.pos).unwrap_or_default();
+        std::str::from_utf8(text).map_err(|_| self.fail("a number is not ASCII"))
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.bump();
+        }
+    }
+}
+
+/// Fails on a key that appears twice, naming the line of its second value; sorting keeps this
+/// O(n log n) for objects with many keys.
+fn unique_keys(members: &[(Cow<'_, str>, Value<'_>)]) -> Result<()> {
+    if members.len() < 2 {
+        return Ok(());
+    }
+    let mut keys: Vec<(&str, usize)> = members
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k.as_ref(), i))
+        .collect();
+    keys.sort_unstable();
+    let twice = keys
+        .windows(2)
+        .filter_map(|w| match w {
+            [(a, _), (b, i)] if a == b => Some(*i),
+            _ => None,
+        })
+        .min();
+    match twice.and_then(|i| members.get(i)) {
+        Some((key, v)) => {
+            Err(Error::malformed(format!("JSON: key {key:?} appears twice")).on_line(v.line))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Appends `s` as a JSON string.
+pub(crate) fn put_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `x` as the shortest text that reads back as the same bits (finite `x` only: JSON has no NaN).
+pub(crate) fn put_f32(out: &mut String, x: f32) {
+    let a = x.abs();
+    if a == 0.0 || (1e-5..1e9).contains(&a) {
+        let _ = write!(out, "{x}");
+    } else {
+        let _ = write!(out, "{x:e}");
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+pub(crate) fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3).saturating_mul(4));
+    let sym = |v: u32| char::from(BASE64.get((v & 63) as usize).copied().unwrap_or(b'A'));
+    for chunk in data.chunks(3) {
+        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let n = (b(0) << 16) | (b(1) << 8) | b(2);
+        out.push(sym(n >> 18));
+        out.push(sym(n >> 12));
+        out.push(if chunk.len() > 1 { sym(n >> 6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(n) } else { '=' });
+    }
+    out
+}
+
+/// Decodes standard base64 with padding: the length a multiple of 4, `=` only as the last one
+/// or two characters, and the bits the padding leaves over zero (so every byte string has one
+/// encoding). The error names the first offending character.
+pub(crate) fn base64_decode(text: &str) -> std::result::Result<Vec<u8>, String> {
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "base64 of {} characters is not a whole number of 4-character groups",
+            bytes.len()
+        ));
+    }
+    let value = |i: usize, c: u8| -> std::result::Result<u32, String> {
+        match c {
+            b'A'..=b'Z' => Ok(u32::from(c.wrapping_sub(b'A'))),
+            b'a'..=b'z' => Ok(u32::from(c.wrapping_sub(b'a')).wrapping_add(26)),
+            b'0'..=b'9' => Ok(u32::from(c.wrapping_sub(b'0')).wrapping_add(52)),
+            b'+' => Ok(62),
+            b'/' => Ok(63),
+            _ => Err(format!("base64 character {i} is {}", describe(c))),
+        }
+    };
+    let groups = bytes.len() / 4;
+    let mut out = Vec::with_capacity(groups.saturating_mul(3));
+    for (g, chunk) in bytes.chunks_exact(4).enumerate() {
+        let last = g.wrapping_add(1) == groups;
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            let at = g
+                .saturating_mul(4)
+                .saturating_add(4usize.saturating_sub(pad));
+            return Err(format!(
+                "base64 padding `=` at character {at} is not at the end"
+            ));
+        }
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            let at = g.saturating_mul(4).saturating_add(k);
+            let v = if k >= 4usize.saturating_sub(pad) {
+                0
+            } else {
+                value(at, c)?
+            };
+            n = (n << 6) | v;
+        }
+        let [_, b0, b1, b2] = n.to_be_bytes();
+        let leftover = match pad {
+            1 => u32::from(b2),
+            2 => u32::from(b1) | u32::from(b2),
+            _ => 0,
+        };
+        if leftover != 0 {
+            return Err(format!(
+                "base64 group {g} has bits set beyond its last byte"
+            ));
+        }
+        out.push(b0);
+        if pad < 2 {
+            out.push(b1);
+        }
+        if pad < 1 {
+            out.push(b2);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn values_with_lines() {
+        let v = parse(b"{\n  \"a\": [1, -2.5e3, true],\n  \"b\": \"x\\u00e9\\ud83d\\ude00\\n\"\n}")
+            .unwrap();
+        assert_eq!(v.line, 1);
+        let a = v.get("a").unwrap();
+        assert_eq!(a.line, 2);
+        match &a.kind {
+            Kind::Array(items) => {
+                assert!(matches!(items[1].kind, Kind::Number("-2.5e3")));
+                assert!(matches!(items[2].kind, Kind::Bool(true)));
+            }
+            _ => panic!("not an array"),
+        }
+        match &v.get("b").unwrap().kind {
+            Kind::String(s) => assert_eq!(s, "x\u{e9}\u{1f600}\n"),
+            _ => panic!("not a string"),
+        }
+        assert_eq!(v.get("b").unwrap().line, 3);
+    }
+
+    #[test]
+    fn rejects_what_rfc_8259_rejects() {
+        for (text, line) in [
+            (&b"{\"a\": 1,}"[..], 1),
+            (b"[1 2]", 1),
+            (b"\n\n01", 3),
+            (b"1.", 1),
+            (b"-", 1),
+            (b"1e", 1),
+            (b"\"a\nb\"", 1),
+            (b"\"\\x\"", 1),
+            (b"\"\\ud800\"", 1),
+            (b"\"\\udc00\"", 1),
+            (b"{\"a\": 1, \"a\": 2}", 1),
+            (b"[1]\n x", 2),
+            (b"tru", 1),
+            (b"\"\xff\"", 1),
+            (b"", 1),
+            (b"{\"a\" 1}", 1),
+            (b"NaN", 1),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::Malformed, "{text:?}: {e}");
+            assert_eq!(e.line(), Some(line), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn many_keys_are_checked_for_repeats_quickly() {
+        let n = 200_000;
+        let mut text: String = (0..n).map(|i| format!("\"k{i}\":{i},")).collect();
+        text.insert(0, '{');
+        text.push_str("\n\"k7\":0}");
+        let e = parse(text.as_bytes()).unwrap_err();
+        assert_eq!(e.line(), Some(2), "{e}");
+        assert!(e.to_string().contains("\"k7\" appears twice"), "{e}");
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        parse(ok.as_bytes()).unwrap();
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert_eq!(parse(deep.as_bytes()).unwrap_err().code(), ErrorCode::Limit);
+        let hostile = "[".repeat(1 << 20);
+        assert_eq!(
+            parse(hostile.as_bytes()).unwrap_err().code(),
+            ErrorCode::Limit
+        );
+    }
+
+    #[test]
+    fn floats_read_back_bit_exact() {
+        for x in [
+            0.1f32,
+            -0.0,
+            1e30,
+            1e-30,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1.0e-45,
+            123456.79,
+            3.0,
+        ] {
+            let mut s = String::new();
+            put_f32(&mut s, x);
+            assert_eq!(s.parse::<f32>().unwrap().to_bits(), x.to_bits(), "{s}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_and_read_back() {
+        let mut s = String::new();
+        put_string(&mut s, "a\"b\\c\n\u{1}é");
+        match parse(s.as_bytes()).unwrap().kind {
+            Kind::String(t) => assert_eq!(t, "a\"b\\c\n\u{1}é"),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn base64_both_ways() {
+        for data in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"foob",
+            b"fooba",
+            b"foobar",
+            b"\x89PNG\r\n\x1a\n",
+        ] {
+            let text = base64_encode(data);
+            assert_eq!(base64_decode(&text).unwrap(), data);
+        }
+        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        for bad in ["Zm8", "Zm=v", "Zm9v=A==", "Zm8-", "Zm9=", "Zh==", "===="] {
+            assert!(base64_decode(bad).is_err(), "{bad}");
+        }
+    }
+}
