@@ -30,7 +30,7 @@ pub use model::{
     ModelInfo, ModelParts, Name,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
-pub use skin::{Interleaved, SKIN_NORMALIZE, SkinTarget, Strided};
+pub use skin::{Interleaved, Kernel, RawTarget, SKIN_NORMALIZE, SkinLayout, SkinTarget, Strided};
 
 impl Model {
     /// Loads a model from bytes.
