@@ -16,7 +16,7 @@ use crate::math::Mat3x4;
 use crate::model::{BONE_ATTACHMENT, BONE_SYNTHETIC, Model};
 use crate::optimize;
 use crate::pose::FrameBlend;
-use crate::skin::{SKIN_NORMALIZE, SkinTarget};
+use crate::skin::{RawTarget, SKIN_NORMALIZE, SkinTarget};
 
 pub const OSSA_VERSION_MAJOR: u32 = 0;
 pub const OSSA_VERSION_MINOR: u32 = 1;
@@ -1387,6 +1387,19 @@ impl SkinTarget for CTarget {
                     .write_unaligned(normal);
             }
         }
+    }
+    fn raw(&mut self) -> Option<RawTarget<'_>> {
+        // SAFETY: capacity was computed from the byte sizes the caller gave for each buffer, so
+        // every element below it lies inside them; the caller lends the buffers for the call.
+        Some(unsafe {
+            RawTarget::new(
+                self.positions,
+                self.position_stride,
+                self.normals,
+                self.normal_stride,
+                self.capacity,
+            )
+        })
     }
 }
 

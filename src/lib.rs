@@ -31,7 +31,7 @@ pub use model::{
     Model, ModelInfo, ModelParts, Name, Texture,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
-pub use skin::{Interleaved, SKIN_NORMALIZE, SkinTarget, Strided};
+pub use skin::{Interleaved, Kernel, RawTarget, SKIN_NORMALIZE, SkinLayout, SkinTarget, Strided};
 
 impl Model {
     /// Loads a model from bytes.

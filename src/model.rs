@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
+use crate::skin::{SkinLayout, SkinPlan};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying.
@@ -405,6 +406,8 @@ pub struct Mesh {
     /// Bind-pose positions and normals, kept for a model with one frame (a static model) so
     /// that skinning it in that pose is a copy.
     rest: Option<Rest>,
+    /// The layout the skinning kernels walk; empty while the mesh waits for a skeleton.
+    plan: SkinPlan,
 }
 
 #[derive(Debug)]
@@ -471,6 +474,13 @@ impl Mesh {
     }
     pub(crate) fn rest(&self) -> Option<&Rest> {
         self.rest.as_ref()
+    }
+    pub(crate) fn plan(&self) -> &SkinPlan {
+        &self.plan
+    }
+    /// How the skinning kernels will treat this mesh's vertices (laid out at load).
+    pub fn skin_layout(&self) -> SkinLayout {
+        self.plan.layout()
     }
     pub fn max_influences(&self) -> usize {
         self.influence_start
@@ -625,23 +635,21 @@ impl Model {
         let static_model = skeleton.frames.len() == 1 && unbound.is_none();
         let meshes: Vec<Mesh> = meshes
             .into_iter()
-            .map(|p| {
-                let rest = static_model.then(|| rest_of(&p, bind));
-                Mesh {
-                    name: p.name,
-                    shader: p.shader,
-                    influence_start: p.influence_start,
-                    influences: p.influences,
-                    indices: p.indices,
-                    texcoords: p.texcoords,
-                    group_ids: p.group_ids,
-                    references: p.references,
-                    material: p.material,
-                    colors: p.colors,
-                    bind_positions: p.bind_positions,
-                    bind_normals: p.bind_normals,
-                    rest,
-                }
+            .map(|p| Mesh {
+                name: p.name,
+                shader: p.shader,
+                influence_start: p.influence_start,
+                influences: p.influences,
+                indices: p.indices,
+                texcoords: p.texcoords,
+                group_ids: p.group_ids,
+                references: p.references,
+                material: p.material,
+                colors: p.colors,
+                bind_positions: p.bind_positions,
+                bind_normals: p.bind_normals,
+                rest: None,
+                plan: SkinPlan::default(),
             })
             .collect();
         let (mins, maxs) = if unbound.is_some() {
@@ -649,6 +657,25 @@ impl Model {
         } else {
             bounds(&meshes, bind)
         };
+        let mut meshes = meshes;
+        if unbound.is_none() {
+            // The palette's tolerance scales with the model's size (its bind-pose extent).
+            let size = (0..3).map(|a| maxs[a] - mins[a]).fold(0.0f32, f32::max);
+            for m in &mut meshes {
+                m.plan = SkinPlan::build(
+                    &m.influence_start,
+                    &m.influences,
+                    bind,
+                    &skeleton.inverse_bind,
+                    size,
+                );
+                // Skinned as a call in the bind pose would skin it, so the copy and the call
+                // agree bit for bit.
+                if static_model {
+                    m.rest = Some(crate::skin::rest_of(m, bind, &skeleton.inverse_bind));
+                }
+            }
+        }
         Model {
             format,
             skeleton,
@@ -899,6 +926,7 @@ impl Model {
                     + m.rest
                         .as_ref()
                         .map_or(0, |r| (r.positions.len() + r.normals.len()) * 12)
+                    + m.plan.heap_bytes()
             })
             .sum();
         let textures: usize = self
@@ -1164,31 +1192,12 @@ fn bind_vertex(influences: &[Influence], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]
     (p, n)
 }
 
-fn rest_of(mesh: &MeshParts, bind: &[Mat3x4]) -> Rest {
-    let vc = mesh.influence_start.len().saturating_sub(1);
-    let mut positions = Vec::with_capacity(vc);
-    let mut normals = Vec::with_capacity(vc);
-    for w in mesh.influence_start.windows(2) {
-        let infl = mesh
-            .influences
-            .get(w[0] as usize..w[1] as usize)
-            .unwrap_or(&[]);
-        let (p, n) = bind_vertex(infl, bind);
-        positions.push(p);
-        normals.push(n);
-    }
-    Rest { positions, normals }
-}
-
 fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
     let mut mins = [f32::INFINITY; 3];
     let mut maxs = [f32::NEG_INFINITY; 3];
     for mesh in meshes {
         for v in 0..mesh.vertex_count() {
-            let p = match mesh.rest() {
-                Some(rest) => rest.positions.get(v).copied().unwrap_or_default(),
-                None => bind_vertex(mesh.influences(v), bind).0,
-            };
+            let p = bind_vertex(mesh.influences(v), bind).0;
             for a in 0..3 {
                 mins[a] = mins[a].min(p[a]);
                 maxs[a] = maxs[a].max(p[a]);

@@ -1,5 +1,5 @@
-//! `ossa`: look inside a model, validate it, or (with no arguments) watch a built-in rig being
-//! loaded, posed and skinned.
+//! `ossa`: look inside a model, validate it, measure how fast it loads, poses and skins, or
+//! (with no arguments) watch a built-in rig being loaded, posed and skinned.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -8,10 +8,17 @@ use std::time::Instant;
 use ossa::synth::TubeRig;
 use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 
+// The measuring code `cargo bench` runs, so that both print the same tables.
+#[path = "../../benches/measure/mod.rs"]
+mod measure;
+
 const USAGE: &str = "usage:
   ossa                      demo: build a rigged model in code, load, pose and skin it
   ossa info FILE            counts, bones, meshes, frames, bounds and warnings of a model
   ossa validate FILE        every problem in a model file (exit status 1 when any)
+  ossa bench [--quick] [FILE...]
+                            load, pose and skinning times beside memcpy and a C baseline;
+                            default: the corpus's largest models, else a built-in 100k-vertex rig
 options (before FILE):
   --strict                  reject what the default mode tolerates
   --format NAME             dpm, skm, skp, sims-skn, sims-bmf, sims-cmx, sims-bcf,
@@ -64,6 +71,9 @@ fn cli_format(name: &str) -> Option<Format> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("bench") {
+        return measure::main(std::env::args().skip(2), "ossa bench", false);
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

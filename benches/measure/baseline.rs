@@ -1,0 +1,183 @@
+//! The C baseline (`benches/baseline/dp_skin.c`), compiled at run time with the system's C
+//! compiler at `-O2` into a shared object and loaded with `dlopen`, so that neither the library
+//! nor the benchmark's build needs a C compiler: without one, the tables say the baseline was
+//! not built and go on.
+
+use std::ffi::{CString, c_void};
+use std::path::PathBuf;
+
+use ossa::{Influence, Mat3x4, Model};
+
+/// The source, carried in the binary so that `ossa bench` works away from the source tree.
+const SOURCE: &str = include_str!("../baseline/dp_skin.c");
+
+type Prepare = unsafe extern "C" fn(
+    u32,
+    *const u32,
+    *const Influence,
+    u32,
+    *const f32,
+    *const f32,
+) -> *mut c_void;
+type Skin = unsafe extern "C" fn(*mut c_void, *const f32, *mut f32, *mut f32);
+type Free = unsafe extern "C" fn(*mut c_void);
+
+pub struct Baseline {
+    compiler: String,
+    prepare: Prepare,
+    skin: Skin,
+    free: Free,
+}
+
+/// One model prepared by the baseline: one C object per mesh.
+pub struct Prepared<'a> {
+    baseline: &'a Baseline,
+    meshes: Vec<(*mut c_void, usize)>,
+}
+
+impl Baseline {
+    /// Writes the source to a temporary directory, compiles it with `$CC` (default `cc`) and
+    /// loads it; the error says what failed.
+    pub fn build() -> Result<Baseline, String> {
+        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+        let dir = std::env::temp_dir().join(format!("ossa-baseline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let result = Baseline::compile_and_load(&compiler, &dir);
+        // The loaded object stays mapped after its file is gone.
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    fn compile_and_load(compiler: &str, dir: &std::path::Path) -> Result<Baseline, String> {
+        let source = dir.join("dp_skin.c");
+        let object: PathBuf = dir.join("dp_skin.so");
+        std::fs::write(&source, SOURCE).map_err(|e| format!("{}: {e}", source.display()))?;
+        let output = std::process::Command::new(compiler)
+            .args(["-O2", "-shared", "-fPIC", "-o"])
+            .arg(&object)
+            .arg(&source)
+            .output()
+            .map_err(|e| format!("{compiler}: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{compiler} failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        let path = CString::new(object.to_string_lossy().into_owned())
+            .map_err(|_| "temporary path holds a NUL".to_owned())?;
+        // SAFETY: `path` is a NUL-terminated string; the object is the one just compiled, whose
+        // initialisers do nothing. The handle is never closed: the functions stay valid for
+        // the life of the process.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            return Err("dlopen failed".to_owned());
+        }
+        let symbol = |name: &str| -> Result<*mut c_void, String> {
+            let c = CString::new(name).map_err(|_| "symbol name holds a NUL".to_owned())?;
+            // SAFETY: `handle` is a live handle from dlopen and `c` a NUL-terminated name.
+            let f = unsafe { libc::dlsym(handle, c.as_ptr()) };
+            if f.is_null() {
+                Err(format!("{name} not found in the compiled baseline"))
+            } else {
+                Ok(f)
+            }
+        };
+        let (prepare, skin, free) = (
+            symbol("dp_skin_prepare")?,
+            symbol("dp_skin")?,
+            symbol("dp_skin_free")?,
+        );
+        // SAFETY: the three symbols are the functions dp_skin.c defines with exactly these
+        // signatures (dp_influence is Influence's repr(C) layout; matrices are 12 floats).
+        unsafe {
+            Ok(Baseline {
+                compiler: compiler.to_owned(),
+                prepare: std::mem::transmute::<*mut c_void, Prepare>(prepare),
+                skin: std::mem::transmute::<*mut c_void, Skin>(skin),
+                free: std::mem::transmute::<*mut c_void, Free>(free),
+            })
+        }
+    }
+
+    pub fn description(&self) -> String {
+        format!(
+            "benches/baseline/dp_skin.c built with {} -O2",
+            self.compiler
+        )
+    }
+
+    /// Prepares every mesh of a bound model.
+    pub fn prepare(&self, model: &Model) -> Result<Prepared<'_>, String> {
+        let mut prepared = Prepared {
+            baseline: self,
+            meshes: Vec::new(),
+        };
+        let bind = model.skeleton().bind_pose();
+        let inverse = model.skeleton().inverse_bind();
+        for (i, mesh) in model.meshes().iter().enumerate() {
+            let vertices = mesh.vertex_count();
+            let starts: Vec<u32> = (0..=vertices)
+                .scan(0u32, |at, v| {
+                    let s = *at;
+                    *at += mesh.influences(v).len() as u32;
+                    Some(s)
+                })
+                .collect();
+            // SAFETY: `starts` has vertices + 1 entries indexing the mesh's influences, whose
+            // bones are below the bone count; bind and inverse hold 12 floats per bone. The
+            // function only reads them.
+            let handle = unsafe {
+                (self.prepare)(
+                    vertices as u32,
+                    starts.as_ptr(),
+                    mesh.all_influences().as_ptr(),
+                    bind.len() as u32,
+                    bind.as_ptr().cast(),
+                    inverse.as_ptr().cast(),
+                )
+            };
+            if handle.is_null() {
+                return Err(format!(
+                    "mesh {i}: cannot be prepared (a vertex's weights sum to 0, or no memory)"
+                ));
+            }
+            prepared.meshes.push((handle, vertices));
+        }
+        Ok(prepared)
+    }
+}
+
+impl Prepared<'_> {
+    /// Skins every mesh into packed positions and normals, meshes one after another.
+    pub fn skin(&self, bones: &[Mat3x4], positions: &mut [f32], normals: &mut [f32]) {
+        let mut at = 0;
+        for &(handle, vertices) in &self.meshes {
+            let end = at + vertices * 3;
+            let (Some(p), Some(n)) = (positions.get_mut(at..end), normals.get_mut(at..end)) else {
+                return;
+            };
+            // SAFETY: `handle` came from dp_skin_prepare for a mesh of `vertices` vertices of
+            // this model, `bones` holds its 12-float matrices, and `p`, `n` hold 3 floats per
+            // vertex.
+            unsafe {
+                (self.baseline.skin)(
+                    handle,
+                    bones.as_ptr().cast(),
+                    p.as_mut_ptr(),
+                    n.as_mut_ptr(),
+                )
+            };
+            at = end;
+        }
+    }
+}
+
+impl Drop for Prepared<'_> {
+    fn drop(&mut self) {
+        for &(handle, _) in &self.meshes {
+            // SAFETY: each handle came from dp_skin_prepare and is freed once.
+            unsafe { (self.baseline.free)(handle) };
+        }
+    }
+}

@@ -1,0 +1,877 @@
+//! How fast ossa loads, poses and skins models, beside what copying the same bytes costs and
+//! beside a C baseline that skins the way DarkPlaces does: shared by `cargo bench` and
+//! `ossa bench`, which print the same tables.
+//!
+//! A small timing harness stands in for a benchmark crate: every measurement is warmed up, then
+//! repeated in samples until its time budget is spent; a sample runs the operation in a batch
+//! long enough that reading the clock costs nothing; figures are the median sample.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ossa::io::{DirFileSystem, FileData, FileSystem};
+use ossa::synth::TubeRig;
+use ossa::{FrameBlend, Kernel, LoadOptions, Mat3x4, Model, Strided};
+
+mod baseline;
+use baseline::Baseline;
+
+const USAGE: &str = "arguments: [--quick] [FILE | FILTER]...
+  FILE     measure this model (any format ossa loads; sidecars are read beside it)
+  FILTER   of the default models (the generated 100,000-vertex rig and every corpus DPM and
+           SKM of more than 1,000 vertices), measure those whose name contains it
+  --quick  a short run: smaller warm-up and time budget per measurement
+environment: OSSA_CORPUS = the corpus directory (default ../shared/corpus beside the crate)
+             OSSA_BENCH_QUICK=1 = --quick; OSSA_SKIN_KERNEL = portable, sse2 or avx2
+             CC = the C compiler for the baseline (default cc)";
+
+/// Vertices of the generated model.
+const SYNTH_VERTICES: u32 = 100_000;
+/// Corpus models with more vertices than this are measured by default.
+const DEFAULT_MIN_VERTICES: usize = 1000;
+/// Two threads split a mesh at a multiple of this many vertices, so that with 12-byte
+/// elements neither writes a cache line the other writes (16 * 12 = 192 = 3 * 64 bytes).
+const SPLIT_GRAIN: usize = 16;
+
+const MIN_SAMPLES: usize = 5;
+const MAX_SAMPLES: usize = 20_000;
+
+struct Config {
+    files: Vec<PathBuf>,
+    filters: Vec<String>,
+    quick: bool,
+    warmup: Duration,
+    budget: Duration,
+    /// Shortest sample: fast operations run in batches at least this long.
+    min_sample: Duration,
+}
+
+impl Config {
+    /// From command-line arguments; `Err("")` asks for the usage text. `test_run`: a bench
+    /// target run by `cargo test`, not `cargo bench`, runs short.
+    fn from_args(args: impl Iterator<Item = String>, test_run: bool) -> Result<Config, String> {
+        let mut config = Config {
+            files: Vec::new(),
+            filters: Vec::new(),
+            quick: std::env::var_os("OSSA_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0"),
+            warmup: Duration::from_millis(60),
+            budget: Duration::from_millis(250),
+            min_sample: Duration::from_micros(50),
+        };
+        let mut under_cargo_bench = false;
+        for arg in args {
+            match arg.as_str() {
+                // cargo bench passes --bench to every harness-less benchmark; `cargo test
+                // --all-targets` runs it without, as a test: a short run is enough there.
+                "--bench" => under_cargo_bench = true,
+                "--quick" => config.quick = true,
+                "-h" | "--help" => return Err(String::new()),
+                a if a.starts_with('-') => return Err(format!("unknown option {a}")),
+                a if Path::new(a).is_file() => config.files.push(PathBuf::from(a)),
+                a => config.filters.push(a.to_lowercase()),
+            }
+        }
+        if test_run && !under_cargo_bench {
+            config.quick = true;
+        }
+        if config.quick {
+            config.warmup = Duration::from_millis(10);
+            config.budget = Duration::from_millis(40);
+            config.min_sample = Duration::from_micros(20);
+        }
+        Ok(config)
+    }
+
+    fn selects(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        self.filters.is_empty() || self.filters.iter().any(|f| name.contains(f.as_str()))
+    }
+}
+
+/// Median nanoseconds per call of `op`, after a warm-up, in batched samples.
+fn measure(config: &Config, mut op: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0u32;
+    while calls == 0 || start.elapsed() < config.warmup {
+        op();
+        calls += 1;
+    }
+    let per_call = start.elapsed().as_secs_f64() / f64::from(calls);
+    let batch = (config.min_sample.as_secs_f64() / per_call.max(1e-9)).ceil() as u32;
+    let batch = batch.clamp(1, 1_000_000);
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < MIN_SAMPLES
+        || (samples.len() < MAX_SAMPLES && start.elapsed() < config.budget)
+    {
+        let t = Instant::now();
+        for _ in 0..batch {
+            op();
+        }
+        samples.push(t.elapsed().as_secs_f64() * 1e9 / f64::from(batch));
+    }
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+// ---- models ----
+
+/// Serves the files one load read, from memory, so that loading can be timed without the disk.
+#[derive(Default)]
+struct Recorded {
+    files: HashMap<String, Vec<u8>>,
+}
+
+impl FileSystem for Recorded {
+    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
+        match self.files.get(path) {
+            Some(bytes) => Ok(Box::new(bytes.as_slice())),
+            None => Err(ossa::Error::not_found(format!("{path}: not read before"))),
+        }
+    }
+}
+
+/// Reads through a directory and keeps what it read.
+struct Recorder {
+    dir: DirFileSystem,
+    seen: std::cell::RefCell<Recorded>,
+}
+
+impl FileSystem for Recorder {
+    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
+        let data = self.dir.read(path)?;
+        let bytes = data.as_ref().as_ref().to_vec();
+        self.seen.borrow_mut().files.insert(path.to_owned(), bytes);
+        Ok(data)
+    }
+}
+
+/// A model to measure, the files it was loaded from, and how to load it again from memory.
+struct Subject {
+    name: String,
+    /// The model file's name, as its sidecars are looked up beside it.
+    file_name: String,
+    files: Recorded,
+    bytes: usize,
+    model: Model,
+    mesh_vertices: Vec<usize>,
+    vertices: usize,
+    influences: usize,
+}
+
+impl Subject {
+    fn from_file(path: &Path) -> Result<Subject, String> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or("not a file name")?;
+        let recorder = Recorder {
+            dir: DirFileSystem::new(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            }),
+            seen: Default::default(),
+        };
+        let options = LoadOptions {
+            io: Some(&recorder),
+            ..LoadOptions::default()
+        };
+        let model = Model::load_file(&file_name, &options).map_err(|e| e.to_string())?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Subject::new(
+            name,
+            file_name,
+            recorder.seen.into_inner(),
+            model,
+        ))
+    }
+
+    fn synthetic() -> Result<Subject, String> {
+        let name = format!("synth_tube_{}k", SYNTH_VERTICES / 1000);
+        let bytes = TubeRig::with_vertices(SYNTH_VERTICES)
+            .build()
+            .and_then(|m| ossa::dpm::write(&m))
+            .map_err(|e| e.to_string())?;
+        let file_name = format!("{name}.dpm");
+        let mut files = Recorded::default();
+        files.files.insert(file_name.clone(), bytes);
+        let model = Subject::load(&file_name, &files).map_err(|e| e.to_string())?;
+        Ok(Subject::new(name, file_name, files, model))
+    }
+
+    fn new(name: String, file_name: String, files: Recorded, model: Model) -> Subject {
+        let mesh_vertices: Vec<usize> = model.meshes().iter().map(|m| m.vertex_count()).collect();
+        Subject {
+            name,
+            file_name,
+            bytes: files.files.values().map(Vec::len).sum(),
+            files,
+            vertices: mesh_vertices.iter().sum(),
+            influences: model
+                .meshes()
+                .iter()
+                .map(|m| m.all_influences().len())
+                .sum(),
+            mesh_vertices,
+            model,
+        }
+    }
+
+    /// Loads the model from the recorded bytes, sidecars included.
+    fn load(file_name: &str, files: &Recorded) -> ossa::Result<Model> {
+        let data = files.read(file_name)?;
+        let options = LoadOptions {
+            name: Some(file_name.to_owned()),
+            io: Some(files),
+            ..LoadOptions::default()
+        };
+        Model::load(data.as_ref().as_ref(), &options)
+    }
+
+    /// Frames 0 and min(1, frames - 1), half each.
+    fn two_frame_blend(&self) -> [FrameBlend; 2] {
+        let second = self.model.frames().len().saturating_sub(1).min(1) as u32;
+        [
+            FrameBlend {
+                frame: 0,
+                weight: 0.5,
+            },
+            FrameBlend {
+                frame: second,
+                weight: 0.5,
+            },
+        ]
+    }
+
+    /// The largest extent of the bind pose's bounds: the scale differences are judged against.
+    fn size(&self) -> f32 {
+        let (mins, maxs) = self.model.bounds();
+        (0..3)
+            .map(|a| maxs[a] - mins[a])
+            .fold(0.0f32, f32::max)
+            .max(f32::MIN_POSITIVE)
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    match std::env::var_os("OSSA_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    }
+}
+
+/// The corpus's DPM and SKM files, or a line saying why there are none.
+fn corpus_files() -> Result<Vec<PathBuf>, String> {
+    let root = corpus_dir();
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let mut files = Vec::new();
+    for (kind, ext) in [("dpm", "dpm"), ("skm", "skm")] {
+        let Ok(entries) = std::fs::read_dir(root.join(kind)) else {
+            continue;
+        };
+        files.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case(ext))),
+        );
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "corpus: no DPM or SKM files under {} (set OSSA_CORPUS); only the generated model is measured",
+            root.display()
+        ));
+    }
+    println!("corpus: {}", root.display());
+    Ok(files)
+}
+
+/// The models to measure, largest first: the files given, else the defaults. Problems are
+/// printed and skipped.
+fn subjects(config: &Config) -> Vec<Subject> {
+    let mut out = Vec::new();
+    let mut add = |name: &str, loaded: Result<Subject, String>| match loaded {
+        Ok(s) => out.push(s),
+        Err(e) => println!("{name}: skipped: {e}"),
+    };
+    if !config.files.is_empty() {
+        for path in &config.files {
+            add(&path.display().to_string(), Subject::from_file(path));
+        }
+    } else {
+        if config.selects("synth_tube") {
+            add("synth_tube", Subject::synthetic());
+        }
+        match corpus_files() {
+            Ok(files) => {
+                for path in files {
+                    let name = path.file_stem().unwrap_or_default().to_string_lossy();
+                    if !config.selects(&name) {
+                        continue;
+                    }
+                    match Subject::from_file(&path) {
+                        Ok(s) if s.vertices <= DEFAULT_MIN_VERTICES => {}
+                        // An SKM LOD or skeleton that does not load alone is not a default.
+                        Err(_) if path.extension().is_some_and(|x| x == "skm") => {}
+                        loaded => add(&name, loaded),
+                    }
+                }
+            }
+            Err(why) => println!("{why}"),
+        }
+    }
+    out.sort_by(|a, b| b.vertices.cmp(&a.vertices).then(a.name.cmp(&b.name)));
+    out
+}
+
+/// "AMD EPYC, 2 CPUs" from /proc/cpuinfo and the scheduler.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, v)| v.trim());
+    let usable = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {usable} CPUs")
+}
+
+/// Jiffies of the whole machine and of this process, to tell how busy other processes kept the
+/// CPUs while the table was measured (the two-thread figures need an otherwise idle machine).
+struct CpuMeter {
+    total: u64,
+    busy: u64,
+    own: u64,
+}
+
+impl CpuMeter {
+    fn now() -> Option<CpuMeter> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let cpu: Vec<u64> = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|v| v.parse().unwrap_or(0))
+            .collect();
+        // user nice system idle iowait irq softirq steal
+        let total: u64 = cpu.iter().sum();
+        let idle = cpu.get(3).copied().unwrap_or(0) + cpu.get(4).copied().unwrap_or(0);
+        let own_stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // After the command name in parentheses: state is field 3, utime 14 and stime 15.
+        let (_, after_name) = own_stat.rsplit_once(')')?;
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+        Some(CpuMeter {
+            total,
+            busy: total.saturating_sub(idle),
+            own: field(14)? + field(15)?,
+        })
+    }
+
+    /// "other load: 0.02 of 2 CPUs" since `start`, with a warning when it is high.
+    fn report(start: &Option<CpuMeter>) -> String {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let (Some(start), Some(end)) = (start, CpuMeter::now()) else {
+            return "other load: unknown".to_owned();
+        };
+        let total = end.total.saturating_sub(start.total);
+        if total == 0 {
+            return "other load: unknown".to_owned();
+        }
+        let others = end
+            .busy
+            .saturating_sub(start.busy)
+            .saturating_sub(end.own.saturating_sub(start.own));
+        let load = others as f64 / total as f64 * cpus as f64;
+        let warning = if load > 0.2 {
+            ": other processes competed for the CPUs, these figures are unreliable"
+        } else {
+            ""
+        };
+        format!("other load while measuring: {load:.2} of {cpus} CPUs{warning}")
+    }
+}
+
+// ---- formatting ----
+
+fn time(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{:.2} ms", ns / 1e6)
+    }
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 && a.is_finite() {
+        format!("{:.2}x", a / b)
+    } else {
+        "-".to_owned()
+    }
+}
+
+fn num(x: f64) -> String {
+    if !x.is_finite() {
+        "-".to_owned()
+    } else if x < 10.0 {
+        format!("{x:.2}")
+    } else if x < 1000.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+fn sci(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1e}")
+    } else {
+        "-".to_owned()
+    }
+}
+
+/// A table printed a row at a time: the first column left-aligned, the others right-aligned.
+struct Table {
+    widths: Vec<usize>,
+}
+
+impl Table {
+    fn start(title: &[&str], name_width: usize, columns: &[(&str, usize)]) -> Table {
+        for (i, line) in title.iter().enumerate() {
+            println!("{}{line}", if i == 0 { "\n" } else { "  " });
+        }
+        let mut widths = vec![name_width.max(5)];
+        widths.extend(columns.iter().map(|(h, w)| h.chars().count().max(*w)));
+        let table = Table { widths };
+        let mut header = vec!["model".to_owned()];
+        header.extend(columns.iter().map(|(h, _)| (*h).to_owned()));
+        table.row(&header);
+        table
+    }
+
+    fn row(&self, cells: &[String]) {
+        let mut line = String::new();
+        for (i, (cell, width)) in cells.iter().zip(&self.widths).enumerate() {
+            let pad = width.saturating_sub(cell.chars().count());
+            if i == 0 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}
+
+// ---- skinning into disjoint parts of shared buffers ----
+
+/// One mesh's vertices `[first, first + positions.len() / 3)` and where they go.
+struct Part<'a> {
+    mesh: usize,
+    first: usize,
+    positions: &'a mut [f32],
+    normals: &'a mut [f32],
+}
+
+/// Cuts packed position and normal buffers into one part per mesh, meshes one after another,
+/// and each part at `cut(vertices)` into a part for each of two threads.
+fn parts<'a>(
+    mesh_vertices: &[usize],
+    mut positions: &'a mut [f32],
+    mut normals: &'a mut [f32],
+    cut: impl Fn(usize) -> usize,
+) -> (Vec<Part<'a>>, Vec<Part<'a>>) {
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    for (mesh, &count) in mesh_vertices.iter().enumerate() {
+        let (p, p_rest) = std::mem::take(&mut positions).split_at_mut(count * 3);
+        let (n, n_rest) = std::mem::take(&mut normals).split_at_mut(count * 3);
+        (positions, normals) = (p_rest, n_rest);
+        let at = cut(count).min(count);
+        let (p_low, p_high) = p.split_at_mut(at * 3);
+        let (n_low, n_high) = n.split_at_mut(at * 3);
+        low.push(Part {
+            mesh,
+            first: 0,
+            positions: p_low,
+            normals: n_low,
+        });
+        high.push(Part {
+            mesh,
+            first: at,
+            positions: p_high,
+            normals: n_high,
+        });
+    }
+    (low, high)
+}
+
+/// Skins every part (positions and normals, no flags) with `kernel`; a failure aborts, since
+/// a measurement cannot go on without it.
+fn skin_parts(model: &Model, kernel: Kernel, bones: &[Mat3x4], parts: &mut [Part<'_>]) {
+    for part in parts {
+        let count = part.positions.len() / 3;
+        let done = Strided::new(&mut *part.positions, 3)
+            .and_then(|t| t.with_normals(&mut *part.normals, 3))
+            .and_then(|mut t| {
+                model.skin_mesh_with(kernel, part.mesh, bones, part.first, count, 0, &mut t)
+            });
+        if let Err(e) = done {
+            eprintln!("skinning failed: {e}");
+            std::process::abort();
+        }
+    }
+}
+
+/// Waits for `ready`: spins briefly, then parks until the thread that makes it true unparks
+/// this one (a token left by an earlier unpark only makes the loop look again).
+fn wait_for(ready: impl Fn() -> bool) {
+    for _ in 0..2_000 {
+        if ready() {
+            return;
+        }
+        std::hint::spin_loop();
+    }
+    while !ready() {
+        std::thread::park();
+    }
+}
+
+/// Two threads: this one skins `mine`, a helper that lives for the whole measurement skins
+/// `theirs`, started per call through an atomic counter and unpark (spawning a thread per call
+/// would cost more than skinning a small model).
+fn measure_two_threads(
+    config: &Config,
+    model: &Model,
+    kernel: Kernel,
+    bones: &[Mat3x4],
+    mine: &mut [Part<'_>],
+    theirs: &mut [Part<'_>],
+) -> f64 {
+    let started = AtomicU64::new(0);
+    let finished = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let main = std::thread::current();
+    std::thread::scope(|s| {
+        let helper = s.spawn(|| {
+            let mut seen = 0;
+            loop {
+                wait_for(|| {
+                    stop.load(Ordering::Acquire) || started.load(Ordering::Acquire) != seen
+                });
+                if stop.load(Ordering::Acquire) {
+                    break;
+                }
+                seen = started.load(Ordering::Acquire);
+                skin_parts(model, kernel, bones, theirs);
+                finished.store(seen, Ordering::Release);
+                main.unpark();
+            }
+        });
+        let helper = helper.thread();
+        let round = Cell::new(0u64);
+        let ns = measure(config, || {
+            round.set(round.get() + 1);
+            started.store(round.get(), Ordering::Release);
+            helper.unpark();
+            skin_parts(model, kernel, bones, mine);
+            wait_for(|| finished.load(Ordering::Acquire) == round.get());
+        });
+        stop.store(true, Ordering::Release);
+        helper.unpark();
+        ns
+    })
+}
+
+/// The largest differences between two outputs: positions over the model's size, and normals
+/// as they are (unit scale).
+fn max_diff(size: f32, a: (&[f32], &[f32]), b: (&[f32], &[f32])) -> (f64, f64) {
+    let d = |x: &[f32], y: &[f32]| {
+        x.iter()
+            .zip(y)
+            .map(|(x, y)| f64::from((x - y).abs()))
+            .fold(0.0, f64::max)
+    };
+    (d(a.0, b.0) / f64::from(size), d(a.1, b.1))
+}
+
+// ---- the measurements ----
+
+/// One model's figures, nanoseconds unless said otherwise.
+struct Row {
+    load: f64,
+    memcpy: f64,
+    heap: usize,
+    pose_per_bone: f64,
+    skin: f64,
+    copy: f64,
+    baseline: Option<f64>,
+    baseline_diff: Option<(f64, f64)>,
+    two_threads: f64,
+    kernels: Vec<(Kernel, f64, (f64, f64))>,
+}
+
+fn measure_subject(
+    config: &Config,
+    s: &Subject,
+    baseline: Option<&Baseline>,
+) -> Result<Row, String> {
+    let model = &s.model;
+    let load = measure(config, || {
+        black_box(Subject::load(&s.file_name, &s.files).ok());
+    });
+    let all_bytes: Vec<u8> = s.files.files.values().flatten().copied().collect();
+    let mut buffer = vec![0u8; all_bytes.len()];
+    let memcpy = measure(config, || {
+        buffer.copy_from_slice(black_box(&all_bytes));
+        black_box(&mut buffer);
+    });
+
+    let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
+    let blend = s.two_frame_blend();
+    // A root that turns and moves the model: a one-frame model is then skinned by the kernel,
+    // not copied from its stored bind mesh as it is in its own pose.
+    let root = Mat3x4::from_rotation_translation(glam::Quat::from_rotation_z(0.3), [1.0, 2.0, 3.0]);
+    model
+        .pose_frames(&blend, Some(&root), &mut bones)
+        .map_err(|e| format!("cannot be posed: {e}"))?;
+    let pose = measure(config, || {
+        let r = model.pose_frames(black_box(&blend), Some(&root), &mut bones);
+        black_box((&r, &mut bones));
+    });
+
+    let floats = s.vertices * 3;
+    let mut positions = vec![f32::NAN; floats];
+    let mut normals = vec![f32::NAN; floats];
+    let run_kernel = |kernel: Kernel, positions: &mut [f32], normals: &mut [f32]| {
+        let (mut all, _) = parts(&s.mesh_vertices, positions, normals, |n| n);
+        measure(config, || {
+            skin_parts(model, kernel, &bones, black_box(&mut all))
+        })
+    };
+    let mut kernels = Vec::new();
+    let mut reference: Option<(Vec<f32>, Vec<f32>)> = None;
+    for kernel in Kernel::available() {
+        let ns = run_kernel(kernel, &mut positions, &mut normals);
+        let diff = reference.as_ref().map_or((0.0, 0.0), |r| {
+            max_diff(s.size(), (&r.0, &r.1), (&positions, &normals))
+        });
+        if reference.is_none() {
+            reference = Some((positions.clone(), normals.clone()));
+        }
+        kernels.push((kernel, ns, diff));
+    }
+    let kernel = Kernel::selected();
+    let skin = run_kernel(kernel, &mut positions, &mut normals);
+    let ours = (positions.clone(), normals.clone());
+
+    let source: Vec<f32> = (0..floats * 2).map(|i| i as f32).collect();
+    let (src_p, src_n) = source.split_at(floats);
+    let copy = measure(config, || {
+        positions.copy_from_slice(black_box(src_p));
+        normals.copy_from_slice(black_box(src_n));
+        black_box((&mut positions, &mut normals));
+    });
+
+    let (mut baseline_ns, mut baseline_diff) = (None, None);
+    if let Some(b) = baseline {
+        let prepared = b.prepare(model).map_err(|e| format!("C baseline: {e}"))?;
+        positions.fill(f32::NAN);
+        normals.fill(f32::NAN);
+        baseline_ns = Some(measure(config, || {
+            prepared.skin(black_box(&bones), &mut positions, &mut normals);
+        }));
+        baseline_diff = Some(max_diff(
+            s.size(),
+            (&ours.0, &ours.1),
+            (&positions, &normals),
+        ));
+    }
+
+    positions.fill(f32::NAN);
+    normals.fill(f32::NAN);
+    let (mut low, mut high) = parts(&s.mesh_vertices, &mut positions, &mut normals, |n| {
+        (n / 2).next_multiple_of(SPLIT_GRAIN)
+    });
+    let two_threads = measure_two_threads(config, model, kernel, &bones, &mut low, &mut high);
+    drop((low, high));
+    if !(same_bits(&positions, &ours.0) && same_bits(&normals, &ours.1)) {
+        return Err("two threads wrote different output than one thread".to_owned());
+    }
+
+    Ok(Row {
+        load,
+        memcpy,
+        heap: model.heap_bytes(),
+        pose_per_bone: pose / model.bones().len().max(1) as f64,
+        skin,
+        copy,
+        baseline: baseline_ns,
+        baseline_diff,
+        two_threads,
+        kernels,
+    })
+}
+
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Runs a benchmark command: `args` are its arguments, `command` how its usage starts, and
+/// `test_run` says that `cargo test` may run it (then it runs short unless cargo bench said
+/// `--bench`).
+pub fn main(args: impl Iterator<Item = String>, command: &str, test_run: bool) -> ExitCode {
+    match Config::from_args(args, test_run) {
+        Ok(config) => {
+            run(&config);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("{command}: {e}");
+            }
+            eprintln!("usage: {command} ARGUMENTS\n{USAGE}");
+            ExitCode::from(if e.is_empty() { 0 } else { 2 })
+        }
+    }
+}
+
+/// Measures every selected model and prints the tables.
+fn run(config: &Config) {
+    let baseline = Baseline::build();
+    println!(
+        "ossa {} bench on {}; skinning kernel {} ({} available); {} ms warm-up + {} ms per \
+         measurement{}; figures are medians",
+        env!("CARGO_PKG_VERSION"),
+        machine(),
+        Kernel::selected().name(),
+        Kernel::available()
+            .map(Kernel::name)
+            .collect::<Vec<_>>()
+            .join(", "),
+        config.warmup.as_millis(),
+        config.budget.as_millis(),
+        if config.quick { " (--quick)" } else { "" },
+    );
+    match &baseline {
+        Ok(b) => println!("C baseline: {}", b.description()),
+        Err(why) => println!("C baseline: not built ({why})"),
+    }
+    let subjects = subjects(config);
+    if subjects.is_empty() {
+        println!("no model to measure");
+        return;
+    }
+    let name_width = subjects
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let table = Table::start(
+        &[
+            "load, pose and skin, one line per model",
+            "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes()",
+            "pose = Model::pose_frames of a two-frame blend under a root that turns the model; skin = every mesh in that",
+            "pose, positions and normals, every influence,",
+            "one thread, into packed buffers; copy = copying those 24 bytes per vertex; C = the DarkPlaces-style baseline;",
+            "2T = skin speed-up on two threads (halves, one resident helper thread); p diff, n diff = largest",
+            "difference between ossa and the baseline: positions over the model's size, normals as they are",
+        ],
+        name_width,
+        &[
+            ("verts", 6),
+            ("infl/v", 4),
+            ("load", 8),
+            ("memcpy", 8),
+            ("load/copy", 0),
+            ("heap/file", 0),
+            ("pose ns/bone", 0),
+            ("skin ns/v", 0),
+            ("copy ns/v", 0),
+            ("C ns/v", 0),
+            ("skin/C", 0),
+            ("skin/copy", 0),
+            ("2T", 0),
+            ("p diff", 7),
+            ("n diff", 7),
+        ],
+    );
+    let meter = CpuMeter::now();
+    let mut kernel_rows = Vec::new();
+    for s in &subjects {
+        let r = match measure_subject(config, s, baseline.as_ref().ok()) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("{}: {e}", s.name);
+                continue;
+            }
+        };
+        let per_vertex = 1.0 / s.vertices.max(1) as f64;
+        let c = r.baseline.map_or(f64::NAN, |b| b * per_vertex);
+        table.row(&[
+            s.name.clone(),
+            s.vertices.to_string(),
+            format!("{:.2}", s.influences as f64 / s.vertices.max(1) as f64),
+            time(r.load),
+            time(r.memcpy),
+            ratio(r.load, r.memcpy),
+            ratio(r.heap as f64, s.bytes as f64),
+            num(r.pose_per_bone),
+            num(r.skin * per_vertex),
+            num(r.copy * per_vertex),
+            num(c),
+            ratio(r.skin * per_vertex, c),
+            ratio(r.skin, r.copy),
+            ratio(r.skin, r.two_threads),
+            sci(r.baseline_diff.map_or(f64::NAN, |d| d.0)),
+            sci(r.baseline_diff.map_or(f64::NAN, |d| d.1)),
+        ]);
+        kernel_rows.push((s.name.clone(), s.vertices, r.kernels));
+    }
+    println!("{}", CpuMeter::report(&meter));
+
+    let mut columns = vec![("verts", 6)];
+    let names: Vec<String> = Kernel::available()
+        .flat_map(|k| {
+            [
+                format!("{} ns/v", k.name()),
+                "p diff".to_owned(),
+                "n diff".to_owned(),
+            ]
+        })
+        .collect();
+    columns.extend(names.iter().map(|n| (n.as_str(), 7)));
+    let table = Table::start(
+        &[
+            "skinning kernels, one thread, ns per vertex; p diff, n diff = largest difference from the portable",
+            "kernel (positions over the model's size, normals as they are)",
+        ],
+        name_width,
+        &columns,
+    );
+    for (name, vertices, kernels) in kernel_rows {
+        let mut row = vec![name, vertices.to_string()];
+        for (_, ns, diff) in kernels {
+            row.push(num(ns / vertices.max(1) as f64));
+            row.push(sci(diff.0));
+            row.push(sci(diff.1));
+        }
+        table.row(&row);
+    }
+}

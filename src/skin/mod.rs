@@ -1,0 +1,638 @@
+//! Skinning: every stored influence of a vertex, none dropped:
+//! `p = sum_k (R_k o_k + f_k t_k)`, `n = sum_k R_k n_k`, with `[R_k | t_k]` the bone's
+//! model-space matrix. Indices were checked at load, so the loops only walk.
+//!
+//! The work is laid out at load ([`plan`]): vertices grouped by the one matrix that skins them
+//! (their bone's, or the blend of their bones' for a set of influences shared by many vertices),
+//! so that a call transforms each vertex once. Kernels ([`Kernel`]) do the arithmetic: a
+//! portable one, and on x86-64 SSE2 (always there) and AVX2 with FMA (detected at run time).
+//! SSE2 computes exactly what the portable kernel computes; AVX2 rounds fewer times (FMA).
+
+mod plan;
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+use crate::math::Mat3x4;
+use crate::model::{Influence, Mesh, Model, Rest};
+pub use plan::SkinLayout;
+pub(crate) use plan::SkinPlan;
+use plan::{BindPoint, Group, MAX_PALETTE_BONES, Member};
+
+/// Skin flag: make normals unit length.
+pub const SKIN_NORMALIZE: u32 = 1;
+
+/// Where skinned vertices go: vertex `first + i` of a range is handed over as element `i`.
+pub trait SkinTarget {
+    /// How many vertices fit.
+    fn capacity(&self) -> usize;
+    fn wants_normals(&self) -> bool;
+    /// Stores element `i`; `normal` is meaningful only when [`SkinTarget::wants_normals`].
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]);
+    /// Where the elements live, so that a SIMD kernel can store them itself. Only ossa's own
+    /// targets can say (a [`RawTarget`] is made by them alone); others get [`SkinTarget::put`].
+    fn raw(&mut self) -> Option<RawTarget<'_>> {
+        None
+    }
+}
+
+/// The addresses of a target's elements: element `i`'s position is the 12 bytes at
+/// `positions + i * position_stride`, its normal the 12 at `normals + i * normal_stride` (no
+/// normals when null), for `i < capacity`. Made only inside ossa, from buffers it has checked.
+pub struct RawTarget<'a> {
+    positions: *mut u8,
+    position_stride: usize,
+    normals: *mut u8,
+    normal_stride: usize,
+    capacity: usize,
+    _buffers: PhantomData<&'a mut [f32]>,
+}
+
+impl RawTarget<'_> {
+    /// # Safety
+    /// For every `i < capacity`, the 12 bytes at `positions + i * position_stride` (and, when
+    /// `normals` is not null, at `normals + i * normal_stride`) are writable for the lifetime,
+    /// and nothing else reads or writes them meanwhile.
+    pub(crate) unsafe fn new(
+        positions: *mut u8,
+        position_stride: usize,
+        normals: *mut u8,
+        normal_stride: usize,
+        capacity: usize,
+    ) -> Self {
+        RawTarget {
+            positions,
+            position_stride,
+            normals,
+            normal_stride,
+            capacity,
+            _buffers: PhantomData,
+        }
+    }
+
+    /// The address of float `at` of `buf` (past its end when the target has no room; then
+    /// nothing is written there).
+    fn slice_at(buf: &mut [f32], at: usize) -> *mut u8 {
+        buf.as_mut_ptr().wrapping_add(at).cast()
+    }
+}
+
+fn strided_capacity(len: usize, stride: usize) -> usize {
+    if len < 3 || stride < 3 {
+        0
+    } else {
+        (len - 3) / stride + 1
+    }
+}
+
+#[inline(always)]
+fn store(buf: &mut [f32], at: usize, v: [f32; 3]) {
+    if let Some(slot) = buf.get_mut(at..at + 3) {
+        slot.copy_from_slice(&v);
+    }
+}
+
+/// Positions (and optionally normals) in separate float buffers, each with its own stride in floats.
+pub struct Strided<'a> {
+    positions: &'a mut [f32],
+    position_stride: usize,
+    normals: Option<(&'a mut [f32], usize)>,
+}
+
+impl<'a> Strided<'a> {
+    /// Packed or strided positions; `stride` counts floats and is at least 3.
+    pub fn new(positions: &'a mut [f32], stride: usize) -> Result<Strided<'a>> {
+        if stride < 3 {
+            return Err(Error::invalid_argument(format!(
+                "position stride {stride} floats is below 3"
+            )));
+        }
+        Ok(Strided {
+            positions,
+            position_stride: stride,
+            normals: None,
+        })
+    }
+
+    pub fn with_normals(mut self, normals: &'a mut [f32], stride: usize) -> Result<Strided<'a>> {
+        if stride < 3 {
+            return Err(Error::invalid_argument(format!(
+                "normal stride {stride} floats is below 3"
+            )));
+        }
+        self.normals = Some((normals, stride));
+        Ok(self)
+    }
+}
+
+impl SkinTarget for Strided<'_> {
+    fn capacity(&self) -> usize {
+        let p = strided_capacity(self.positions.len(), self.position_stride);
+        match &self.normals {
+            Some((n, s)) => p.min(strided_capacity(n.len(), *s)),
+            None => p,
+        }
+    }
+    fn wants_normals(&self) -> bool {
+        self.normals.is_some()
+    }
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        store(self.positions, i * self.position_stride, position);
+        if let Some((n, s)) = &mut self.normals {
+            store(n, i * *s, normal);
+        }
+    }
+    fn raw(&mut self) -> Option<RawTarget<'_>> {
+        let capacity = self.capacity();
+        let (normals, normal_stride) = match &mut self.normals {
+            Some((n, s)) => (RawTarget::slice_at(n, 0), *s * 4),
+            None => (std::ptr::null_mut(), 0),
+        };
+        // SAFETY: capacity() counts the elements whose 12 bytes lie inside each slice, and the
+        // target borrows the slices mutably for as long as the RawTarget lives.
+        Some(unsafe {
+            RawTarget::new(
+                RawTarget::slice_at(self.positions, 0),
+                self.position_stride * 4,
+                normals,
+                normal_stride,
+                capacity,
+            )
+        })
+    }
+}
+
+/// Positions and normals interleaved in one buffer: `stride` floats per vertex, the position at
+/// float `position_at` and the normal at `normal_at` of each vertex's run.
+pub struct Interleaved<'a> {
+    buffer: &'a mut [f32],
+    stride: usize,
+    position_at: usize,
+    normal_at: Option<usize>,
+}
+
+impl<'a> Interleaved<'a> {
+    pub fn new(
+        buffer: &'a mut [f32],
+        stride: usize,
+        position_at: usize,
+        normal_at: Option<usize>,
+    ) -> Result<Self> {
+        let fits = |at: usize| at + 3 <= stride;
+        let apart = normal_at.is_none_or(|n| n + 3 <= position_at || position_at + 3 <= n);
+        if !fits(position_at) || !normal_at.is_none_or(fits) || !apart {
+            return Err(Error::invalid_argument(format!(
+                "position at {position_at} and normal at {normal_at:?} do not fit apart in {stride} floats"
+            )));
+        }
+        Ok(Interleaved {
+            buffer,
+            stride,
+            position_at,
+            normal_at,
+        })
+    }
+}
+
+impl SkinTarget for Interleaved<'_> {
+    fn capacity(&self) -> usize {
+        let last = self
+            .normal_at
+            .map_or(self.position_at, |n| n.max(self.position_at))
+            + 3;
+        if self.buffer.len() < last {
+            0
+        } else {
+            (self.buffer.len() - last) / self.stride + 1
+        }
+    }
+    fn wants_normals(&self) -> bool {
+        self.normal_at.is_some()
+    }
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        let base = i * self.stride;
+        store(self.buffer, base + self.position_at, position);
+        if let Some(n) = self.normal_at {
+            store(self.buffer, base + n, normal);
+        }
+    }
+    fn raw(&mut self) -> Option<RawTarget<'_>> {
+        let capacity = self.capacity();
+        let normals = self.normal_at.map_or(std::ptr::null_mut(), |n| {
+            RawTarget::slice_at(self.buffer, n)
+        });
+        // SAFETY: capacity() counts the elements whose position and normal both lie inside the
+        // buffer; new() checked that the two 12-byte fields do not overlap; the target borrows
+        // the buffer mutably for as long as the RawTarget lives.
+        Some(unsafe {
+            RawTarget::new(
+                RawTarget::slice_at(self.buffer, self.position_at),
+                self.stride * 4,
+                normals,
+                self.stride * 4,
+                capacity,
+            )
+        })
+    }
+}
+
+/// Makes `n` unit length (left alone when zero): `n / sqrt((x x + y y) + z z)`, the order every
+/// kernel keeps.
+#[inline(always)]
+pub(crate) fn normalize(n: [f32; 3]) -> [f32; 3] {
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if len > 0.0 {
+        [n[0] / len, n[1] / len, n[2] / len]
+    } else {
+        n
+    }
+}
+
+/// The arithmetic that skins vertices. [`Model::skin_mesh`] uses [`Kernel::selected`];
+/// [`Model::skin_mesh_with`] takes one, so that tests can hold each against the portable one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Plain Rust, on every CPU; the reference the others are tested against.
+    Portable,
+    /// x86-64 SSE2, four lanes: the portable kernel's operations in its order, so the same bits.
+    Sse2,
+    /// x86-64 AVX2 with FMA, eight lanes (a vertex's position and normal at once): fused
+    /// multiply-adds round once where the others round twice, so results may differ from the
+    /// portable kernel's in the last bits.
+    Avx2,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Sse2, Kernel::Avx2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Sse2 => "sse2",
+            Kernel::Avx2 => "avx2",
+        }
+    }
+
+    /// Whether this CPU runs it (std caches the CPU's features, so this is cheap).
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The kernels this CPU runs, portable first.
+    pub fn available() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(|k| k.is_available())
+    }
+
+    /// The fastest kernel this CPU runs.
+    pub fn best() -> Kernel {
+        Kernel::available().last().unwrap_or(Kernel::Portable)
+    }
+
+    /// The kernel [`Model::skin_mesh`] uses: the one `OSSA_SKIN_KERNEL` names (`portable`,
+    /// `sse2`, `avx2`) when this CPU runs it, else [`Kernel::best`]. Read once per process.
+    pub fn selected() -> Kernel {
+        static SELECTED: OnceLock<Kernel> = OnceLock::new();
+        *SELECTED.get_or_init(|| {
+            std::env::var("OSSA_SKIN_KERNEL")
+                .ok()
+                .and_then(|name| Kernel::from_name(&name))
+                .filter(|k| k.is_available())
+                .unwrap_or_else(Kernel::best)
+        })
+    }
+
+    /// The kernel called `name` (as [`Kernel::name`] spells it, ignoring case).
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// One call's work: vertices `[first, first + count)` of a mesh laid out by `plan`.
+pub(crate) struct Job<'a> {
+    pub plan: &'a SkinPlan,
+    pub starts: &'a [u32],
+    pub influences: &'a [Influence],
+    pub bones: &'a [Mat3x4],
+    pub inverse_bind: &'a [Mat3x4],
+    pub first: u32,
+    pub count: u32,
+}
+
+/// What a kernel provides to [`drive`], which walks the plan. `NORMALS`: the target wants
+/// normals; `UNIT`: make them unit length.
+pub(crate) trait Backend {
+    type Out: ?Sized;
+    /// A matrix ready to transform many vertices.
+    type Mat: Copy;
+    /// `a * i` (a bone's pose times its inverse bind): row `r`, column `j` is
+    /// `((a_r0 i_0j + a_r1 i_1j) + a_r2 i_2j) + a_r3 e_j` with `e = (0, 0, 0, 1)`.
+    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Mat3x4;
+    fn bone(&self, m: &Mat3x4) -> Self::Mat;
+    /// `f_0 rel_0 + f_1 rel_1 + ...`, summed in member order, element by element.
+    fn blend(&self, members: &[Member], rel: &[Mat3x4]) -> Self::Mat;
+    /// Element `e` gets `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`, `c_j`
+    /// the matrix's columns.
+    fn influence<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        m: Self::Mat,
+        i: &Influence,
+        out: &mut Self::Out,
+        e: usize,
+    );
+    /// The same for a bind point, whose weight is 1.
+    fn point<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        m: Self::Mat,
+        p: &BindPoint,
+        out: &mut Self::Out,
+        e: usize,
+    );
+    /// Element `e` from its influences one by one: with `x = (o, f, n, 0)` and the rows `r` of
+    /// each bone's matrix, eight lanes `acc[r][j] += r[j % 4] x[j]` summed as
+    /// `(l0 + l1) + (l2 + l3)` per half.
+    fn direct<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        infl: &[Influence],
+        bones: &[Mat3x4],
+        out: &mut Self::Out,
+        e: usize,
+    );
+}
+
+/// The vertices of group `g` when some fall in `[first, first + count)`, and whether all do.
+#[inline(always)]
+fn group_in_range<'a>(
+    vertices: &'a [u32],
+    g: &Group,
+    first: u32,
+    count: u32,
+) -> Option<(&'a [u32], bool)> {
+    let verts = vertices.get(g.start as usize..g.end as usize)?;
+    let (&lo, &hi) = (verts.first()?, verts.last()?);
+    let end = u64::from(first) + u64::from(count);
+    (hi >= first && u64::from(lo) < end).then_some((verts, lo >= first && u64::from(hi) < end))
+}
+
+/// Walks a job's plan: bone groups, then palette sets, then the vertices skinned influence by
+/// influence. Inlined into each kernel's entry, where the kernel's CPU features are on.
+#[inline(always)]
+pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
+    b: &B,
+    job: &Job,
+    rel: &mut [Mat3x4],
+    out: &mut B::Out,
+) {
+    let plan = job.plan;
+    let (first, count) = (job.first, job.count);
+    for g in &plan.bone_groups {
+        let (Some((verts, inside)), Some(bone)) = (
+            group_in_range(&plan.vertices, g, first, count),
+            job.bones.get(g.key as usize),
+        ) else {
+            continue;
+        };
+        let m = b.bone(bone);
+        for &v in verts {
+            // Within the range the test always passes; the compiler hoists it out.
+            let e = v.wrapping_sub(first);
+            if !inside && e >= count {
+                continue;
+            }
+            if let Some(i) = job
+                .starts
+                .get(v as usize)
+                .and_then(|&s| job.influences.get(s as usize))
+            {
+                b.influence::<NORMALS, UNIT>(m, i, out, e as usize);
+            }
+        }
+    }
+
+    let mut palette_ready = false;
+    for s in &plan.sets {
+        let Some((verts, inside)) = group_in_range(&plan.vertices, s, first, count) else {
+            continue;
+        };
+        if !palette_ready {
+            for (out, &bone) in rel.iter_mut().zip(&plan.palette_bones) {
+                let bone = bone as usize;
+                if let (Some(a), Some(i)) = (job.bones.get(bone), job.inverse_bind.get(bone)) {
+                    *out = b.relative(a, i);
+                }
+            }
+            palette_ready = true;
+        }
+        let members = plan
+            .members
+            .get(s.key as usize..s.members_end as usize)
+            .unwrap_or_default();
+        let points = plan
+            .points
+            .get((s.start - plan.sets_from) as usize..)
+            .unwrap_or_default();
+        let m = b.blend(members, rel);
+        for (&v, p) in verts.iter().zip(points) {
+            let e = v.wrapping_sub(first);
+            if inside || e < count {
+                b.point::<NORMALS, UNIT>(m, p, out, e as usize);
+            }
+        }
+    }
+
+    let from = plan.direct.partition_point(|&v| v < first);
+    for &v in plan.direct.get(from..).unwrap_or_default() {
+        let e = v.wrapping_sub(first);
+        if e >= count {
+            break;
+        }
+        let (Some(&s), Some(&t)) = (job.starts.get(v as usize), job.starts.get(v as usize + 1))
+        else {
+            continue;
+        };
+        let infl = job
+            .influences
+            .get(s as usize..t as usize)
+            .unwrap_or_default();
+        b.direct::<NORMALS, UNIT>(infl, job.bones, out, e as usize);
+    }
+}
+
+/// Runs `f` with a stack buffer of at least `n` matrices (`n <= MAX_PALETTE_BONES`), sized in
+/// steps so that a small palette does not pay for clearing a large buffer.
+fn with_palette_buffer<R>(n: usize, f: impl FnOnce(&mut [Mat3x4]) -> R) -> R {
+    const Z: Mat3x4 = Mat3x4 { m: [0.0; 12] };
+    if n <= 32 {
+        f(&mut [Z; 32])
+    } else if n <= 96 {
+        f(&mut [Z; 96])
+    } else {
+        f(&mut [Z; MAX_PALETTE_BONES])
+    }
+}
+
+/// Skins `job` into `target` with `kernel`, which the caller checked this CPU runs.
+fn run<T: SkinTarget + ?Sized>(
+    kernel: Kernel,
+    job: &Job,
+    normals: bool,
+    unit: bool,
+    target: &mut T,
+) {
+    with_palette_buffer(job.plan.palette_bones.len(), |rel| {
+        #[cfg(target_arch = "x86_64")]
+        if kernel != Kernel::Portable
+            && let Some(mut raw) = target.raw()
+        {
+            x86::run(kernel == Kernel::Avx2, job, normals, unit, rel, &mut raw);
+            return;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = kernel;
+        portable::run(job, normals, unit, rel, target);
+    })
+}
+
+/// A static model's stored bind mesh: the mesh skinned in the bind pose by the kernel
+/// [`Model::skin_mesh`] uses, so that the copy and a call in that pose agree bit for bit.
+pub(crate) fn rest_of(mesh: &Mesh, bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> Rest {
+    let n = mesh.vertex_count();
+    let mut positions = vec![[0.0f32; 3]; n];
+    let mut normals = vec![[0.0f32; 3]; n];
+    let job = Job {
+        plan: mesh.plan(),
+        starts: mesh.influence_start(),
+        influences: mesh.all_influences(),
+        bones: bind,
+        inverse_bind,
+        first: 0,
+        count: n as u32,
+    };
+    if let Ok(mut t) = Strided::new(positions.as_flattened_mut(), 3)
+        .and_then(|t| t.with_normals(normals.as_flattened_mut(), 3))
+    {
+        run(Kernel::selected(), &job, true, false, &mut t);
+    }
+    Rest { positions, normals }
+}
+
+impl Model {
+    /// Skins vertices `[first, first + count)` of `mesh` with model-space bone matrices from
+    /// [`Model::pose_frames`] or [`Model::pose_concat`]; vertex `first + i` lands at element `i`.
+    pub fn skin_mesh<T: SkinTarget + ?Sized>(
+        &self,
+        mesh: usize,
+        bones: &[Mat3x4],
+        first: usize,
+        count: usize,
+        flags: u32,
+        target: &mut T,
+    ) -> Result<()> {
+        self.skin_mesh_with(Kernel::selected(), mesh, bones, first, count, flags, target)
+    }
+
+    /// [`Model::skin_mesh`] with a chosen kernel; one this CPU does not run is an
+    /// `InvalidArgument` error.
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_mesh_with<T: SkinTarget + ?Sized>(
+        &self,
+        kernel: Kernel,
+        mesh: usize,
+        bones: &[Mat3x4],
+        first: usize,
+        count: usize,
+        flags: u32,
+        target: &mut T,
+    ) -> Result<()> {
+        let m = self.meshes().get(mesh).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "mesh {mesh} out of range (model has {} meshes)",
+                self.meshes().len()
+            ))
+        })?;
+        if self.unbound().is_some() {
+            return Err(Error::invalid_argument(
+                "the model's meshes wait for a skeleton: bind them with ossa_model_bind first",
+            ));
+        }
+        if bones.len() != self.bones().len() {
+            return Err(Error::invalid_argument(format!(
+                "{} bone matrices given, the model has {} bones",
+                bones.len(),
+                self.bones().len()
+            )));
+        }
+        if flags & !SKIN_NORMALIZE != 0 {
+            return Err(Error::invalid_argument(format!(
+                "unknown skin flags {flags:#x}"
+            )));
+        }
+        if !kernel.is_available() {
+            return Err(Error::invalid_argument(format!(
+                "the {} skinning kernel does not run on this CPU",
+                kernel.name()
+            )));
+        }
+        let vc = m.vertex_count();
+        let end = first
+            .checked_add(count)
+            .filter(|&e| e <= vc)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "vertices {first}..{first}+{count} out of range (mesh {mesh} has {vc} vertices)"
+                ))
+            })?;
+        if count > target.capacity() {
+            return Err(Error::invalid_argument(format!(
+                "the target holds {} vertices, {count} asked for",
+                target.capacity()
+            )));
+        }
+        let normalize_normals = flags & SKIN_NORMALIZE != 0;
+        let wants_normals = target.wants_normals();
+
+        // A static model in its own pose is its precomputed mesh.
+        if let Some(rest) = m.rest()
+            && bones == self.skeleton().bind_pose()
+        {
+            let positions = rest.positions.get(first..end).unwrap_or_default();
+            let normals = rest.normals.get(first..end).unwrap_or_default();
+            for (i, (p, n)) in positions.iter().zip(normals).enumerate() {
+                let n = if normalize_normals { normalize(*n) } else { *n };
+                target.put(i, *p, n);
+            }
+            return Ok(());
+        }
+
+        // Mesh sizes were checked against u32 at load (influence_start holds u32 offsets).
+        let job = Job {
+            plan: m.plan(),
+            starts: m.influence_start(),
+            influences: m.all_influences(),
+            bones,
+            inverse_bind: self.skeleton().inverse_bind(),
+            first: first as u32,
+            count: count as u32,
+        };
+        run(kernel, &job, wants_normals, normalize_normals, target);
+        Ok(())
+    }
+}

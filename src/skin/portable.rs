@@ -1,0 +1,157 @@
+//! The portable kernel: plain Rust in the order [`super::Backend`] states, which the SSE2 kernel
+//! repeats operation for operation. Rust never fuses a multiply and an add on its own, so these
+//! are the same roundings on every CPU.
+
+use std::marker::PhantomData;
+
+use super::plan::{BindPoint, Member};
+use super::{Backend, Job, SkinTarget, drive, normalize};
+use crate::math::Mat3x4;
+use crate::model::Influence;
+
+/// The portable backend, writing through a target of type `T`.
+pub(super) struct Portable<T: ?Sized>(PhantomData<*const T>);
+
+/// Row `r` of `m`, as four floats.
+#[inline(always)]
+fn row(m: &Mat3x4, r: usize) -> [f32; 4] {
+    let b = 4 * r;
+    [m.m[b], m.m[b + 1], m.m[b + 2], m.m[b + 3]]
+}
+
+/// `m (x, y, z, w)` and `m (nx, ny, nz, 0)` in the order of [`Backend::influence`].
+#[inline(always)]
+fn transform(m: &Mat3x4, x: [f32; 4], n: [f32; 3]) -> ([f32; 3], [f32; 3]) {
+    let mut p = [0.0f32; 3];
+    let mut q = [0.0f32; 3];
+    for r in 0..3 {
+        let [c0, c1, c2, c3] = row(m, r);
+        p[r] = ((c3 * x[3] + c0 * x[0]) + c1 * x[1]) + c2 * x[2];
+        q[r] = (c0 * n[0] + c1 * n[1]) + c2 * n[2];
+    }
+    (p, q)
+}
+
+#[inline(always)]
+fn put<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
+    out: &mut T,
+    e: usize,
+    p: [f32; 3],
+    n: [f32; 3],
+) {
+    let n = if NORMALS && UNIT { normalize(n) } else { n };
+    out.put(e, p, n);
+}
+
+impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
+    type Out = T;
+    type Mat = Mat3x4;
+
+    #[inline(always)]
+    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Mat3x4 {
+        let [i0, i1, i2] = [row(i, 0), row(i, 1), row(i, 2)];
+        let e = [0.0, 0.0, 0.0, 1.0];
+        let mut out = Mat3x4 { m: [0.0; 12] };
+        for (r, out) in out.m.chunks_exact_mut(4).enumerate() {
+            let [a0, a1, a2, a3] = row(a, r);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = ((a0 * i0[j] + a1 * i1[j]) + a2 * i2[j]) + a3 * e[j];
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn bone(&self, m: &Mat3x4) -> Mat3x4 {
+        *m
+    }
+
+    #[inline(always)]
+    fn blend(&self, members: &[Member], rel: &[Mat3x4]) -> Mat3x4 {
+        let mut s = Mat3x4 { m: [0.0; 12] };
+        for (k, member) in members.iter().enumerate() {
+            let Some(r) = rel.get(member.slot as usize) else {
+                continue;
+            };
+            for (s, r) in s.m.iter_mut().zip(&r.m) {
+                *s = if k == 0 {
+                    member.weight * r
+                } else {
+                    *s + member.weight * r
+                };
+            }
+        }
+        s
+    }
+
+    #[inline(always)]
+    fn influence<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        m: Mat3x4,
+        i: &Influence,
+        out: &mut T,
+        e: usize,
+    ) {
+        let [ox, oy, oz] = i.origin;
+        let (p, n) = transform(&m, [ox, oy, oz, i.weight], i.normal);
+        put::<T, NORMALS, UNIT>(out, e, p, n);
+    }
+
+    #[inline(always)]
+    fn point<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        m: Mat3x4,
+        p: &BindPoint,
+        out: &mut T,
+        e: usize,
+    ) {
+        let [x, y, z, w, nx, ny, nz, _] = p.0;
+        let (p, n) = transform(&m, [x, y, z, w], [nx, ny, nz]);
+        put::<T, NORMALS, UNIT>(out, e, p, n);
+    }
+
+    #[inline(always)]
+    fn direct<const NORMALS: bool, const UNIT: bool>(
+        &self,
+        infl: &[Influence],
+        bones: &[Mat3x4],
+        out: &mut T,
+        e: usize,
+    ) {
+        let mut acc = [[0.0f32; 8]; 3];
+        for i in infl {
+            let Some(m) = bones.get(i.bone as usize) else {
+                continue;
+            };
+            let [ox, oy, oz] = i.origin;
+            let [nx, ny, nz] = i.normal;
+            let x = [ox, oy, oz, i.weight, nx, ny, nz, 0.0];
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let rr = row(m, r);
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a += rr[j % 4] * x[j];
+                }
+            }
+        }
+        let half = |a: &[f32; 8], h: usize| (a[h] + a[h + 1]) + (a[h + 2] + a[h + 3]);
+        let p = [half(&acc[0], 0), half(&acc[1], 0), half(&acc[2], 0)];
+        let n = [half(&acc[0], 4), half(&acc[1], 4), half(&acc[2], 4)];
+        put::<T, NORMALS, UNIT>(out, e, p, n);
+    }
+}
+
+/// Skins `job` into `target` through [`SkinTarget::put`].
+pub(super) fn run<T: SkinTarget + ?Sized>(
+    job: &Job,
+    normals: bool,
+    unit: bool,
+    rel: &mut [Mat3x4],
+    target: &mut T,
+) {
+    let b = Portable::<T>(PhantomData);
+    match (normals, unit) {
+        (true, true) => drive::<_, true, true>(&b, job, rel, target),
+        (true, false) => drive::<_, true, false>(&b, job, rel, target),
+        _ => drive::<_, false, false>(&b, job, rel, target),
+    }
+}
