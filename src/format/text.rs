@@ -18,7 +18,8 @@ pub(crate) fn c_g(x: f32) -> String {
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     if (-4..6).contains(&exp) {
-        let precision = (5 - exp) as usize;
+        // exp is in -4..6, so the precision is 0..=9.
+        let precision = 5i32.abs_diff(exp) as usize;
         trim(&format!("{x:.precision$}")).to_owned()
     } else {
         let sign = if exp < 0 { '-' } else { '+' };
