@@ -1,6 +1,13 @@
 //! Animation scenes: named runs of frames played at a rate, from DPM's `.framegroups` file or a
 //! format's own, and the frame blend a scene gives at a time.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use crate::error::{Error, Result};
 use crate::model::{Animation, Frame, Model, Name};
 use crate::pose::FrameBlend;
@@ -14,7 +21,7 @@ pub fn parse_framegroups(text: &[u8], frames: &[Frame]) -> Result<Vec<Animation>
     let text = String::from_utf8_lossy(text);
     let mut scenes = Vec::new();
     for (n, raw) in text.lines().enumerate() {
-        let line = (n + 1) as u32;
+        let line = u32::try_from(n).map_or(u32::MAX, |n| n.saturating_add(1));
         let content = raw.split("//").next().unwrap_or_default();
         let tokens = tokenize(content);
         if tokens.is_empty() {
@@ -57,10 +64,11 @@ pub fn parse_framegroups(text: &[u8], frames: &[Frame]) -> Result<Vec<Animation>
             || format!("groupified_{}_anim", scenes.len()),
             |t| t.to_string(),
         );
-        if count == 0 || first as u64 + count as u64 > frames.len() as u64 {
+        // Two u32s: the sum fits u64.
+        let end = u64::from(first).saturating_add(u64::from(count));
+        if count == 0 || end > frames.len() as u64 {
             return Err(fail(format!(
-                "scene {name:?} runs frames {first}..{} but the model has {} frames",
-                first as u64 + count as u64,
+                "scene {name:?} runs frames {first}..{end} but the model has {} frames",
                 frames.len()
             )));
         }
@@ -88,7 +96,10 @@ fn tokenize(line: &str) -> Vec<&str> {
         if let Some(quoted) = rest.strip_prefix('"') {
             let end = quoted.find('"').unwrap_or(quoted.len());
             tokens.push(quoted.get(..end).unwrap_or_default());
-            rest = quoted.get(end + 1..).unwrap_or_default();
+            // After the closing quote, when there is one.
+            rest = quoted
+                .get(end..)
+                .map_or("", |r| r.strip_prefix('"').unwrap_or(r));
         } else {
             let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
             tokens.push(rest.get(..end).unwrap_or_default());
@@ -117,15 +128,16 @@ pub fn blend_at(scene: &Animation, seconds: f64) -> ([FrameBlend; 2], usize) {
     let index = position.floor();
     let fraction = (position - index) as f32;
     let current = index as u32;
-    let next = if current + 1 < scene.frame_count {
-        current + 1
+    let next = if let Some(next) = current.checked_add(1).filter(|&n| n < scene.frame_count) {
+        next
     } else if scene.looping {
         0
     } else {
         current
     };
     let first = FrameBlend {
-        frame: scene.first_frame + current,
+        // A scene that runs past u32 frames names no frame of a model; the pose rejects it.
+        frame: scene.first_frame.saturating_add(current),
         weight: 1.0 - fraction,
     };
     if fraction <= 0.0 || next == current || first.weight <= 0.0 {
@@ -136,7 +148,7 @@ pub fn blend_at(scene: &Animation, seconds: f64) -> ([FrameBlend; 2], usize) {
         return ([only, only], 1);
     }
     let second = FrameBlend {
-        frame: scene.first_frame + next,
+        frame: scene.first_frame.saturating_add(next),
         weight: fraction,
     };
     ([first, second], 2)
@@ -156,6 +168,7 @@ impl Model {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 

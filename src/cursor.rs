@@ -1,6 +1,13 @@
 //! A bounds-checked reader over file bytes with explicit byte order. Every read either returns a
 //! value or a `Truncated` error naming the byte where the data ran out; nothing here can panic.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::marker::PhantomData;
 
 use byteorder::ByteOrder;
@@ -29,6 +36,17 @@ pub(crate) fn u32_at<E: ByteOrder>(record: &[u8], at: usize) -> u32 {
 #[inline(always)]
 pub(crate) fn f32_at<E: ByteOrder>(record: &[u8], at: usize) -> f32 {
     f32::from_bits(u32_at::<E>(record, at))
+}
+
+/// The byte of record `index` of a `size`-byte table at `base`, for messages. The record lies
+/// inside the data, so the sum never reaches u64's end: saturating only guards the arithmetic.
+pub(crate) fn record_at(base: u64, index: usize, size: u64) -> u64 {
+    base.saturating_add((index as u64).saturating_mul(size))
+}
+
+/// The byte of a field `offset` bytes into a record at `at`, for messages (see [`record_at`]).
+pub(crate) fn field_at(at: u64, offset: u64) -> u64 {
+    at.saturating_add(offset)
 }
 
 /// `count * size` in u64, failing as a limit error when it overflows (a count no file can justify).
@@ -63,7 +81,16 @@ impl<'a, E: ByteOrder> Cursor<'a, E> {
 
     /// The next `n` bytes, advancing past them.
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        let (start, end) = span(self.pos as u64, n as u64, self.data.len())?;
+        self.take(n as u64)
+    }
+
+    /// The next `count` records of `size` bytes, advancing past them.
+    pub fn records(&mut self, count: u64, size: u64) -> Result<&'a [u8]> {
+        self.take(table_bytes(count, size)?)
+    }
+
+    fn take(&mut self, n: u64) -> Result<&'a [u8]> {
+        let (start, end) = span(self.pos as u64, n, self.data.len())?;
         let taken = self
             .data
             .get(start..end)
@@ -86,11 +113,11 @@ impl<'a, E: ByteOrder> Cursor<'a, E> {
     #[inline]
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let end = self.pos.checked_add(N);
-        match end.and_then(|end| self.data.get(self.pos..end)) {
-            Some(slice) => {
+        match end.and_then(|end| Some((end, self.data.get(self.pos..end)?))) {
+            Some((end, slice)) => {
                 let mut out = [0u8; N];
                 out.copy_from_slice(slice);
-                self.pos += N;
+                self.pos = end;
                 Ok(out)
             }
             None => Err(Error::truncated(format!(
@@ -119,6 +146,7 @@ impl<'a, E: ByteOrder> Cursor<'a, E> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::error::ErrorCode;

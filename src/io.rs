@@ -2,6 +2,13 @@
 //! `.framegroups`, Sims skills' `.cfp`. An engine with pak files serves them through its own
 //! [`FileSystem`]; the default reads the OS filesystem inside one directory and nowhere else.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};

@@ -17,31 +17,67 @@ use crate::name_index::NameIndex;
 use crate::skin::{SkinLayout, SkinPlan};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
-/// that the C layer can hand it out without copying.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Name(Box<[u8]>);
+/// that the C layer can hand it out without copying. A short name (most bone and frame names
+/// are) is held in place: a model has thousands of names, a frame's and its scene's, and
+/// allocating each of them cost more than reading the rest of the file.
+#[derive(Clone)]
+pub struct Name(NameBytes);
+
+/// Bytes a name holds in place, its NUL included.
+const INLINE_NAME: usize = 22;
+
+#[derive(Clone)]
+enum NameBytes {
+    /// The name and its NUL are `bytes[..len]`.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_NAME],
+    },
+    Heap(Box<[u8]>),
+}
 
 impl Name {
     /// Takes the bytes up to the first NUL.
     pub fn new(bytes: &[u8]) -> Name {
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        let name = bytes.get(..end).unwrap_or_default();
+        let mut inline = [0u8; INLINE_NAME];
+        if let (Some(slot), Ok(len)) = (inline.get_mut(..end), u8::try_from(end + 1))
+            && end < INLINE_NAME
+        {
+            slot.copy_from_slice(name);
+            return Name(NameBytes::Inline { len, bytes: inline });
+        }
         let mut v = Vec::with_capacity(end + 1);
-        v.extend_from_slice(bytes.get(..end).unwrap_or_default());
+        v.extend_from_slice(name);
         v.push(0);
-        Name(v.into_boxed_slice())
+        Name(NameBytes::Heap(v.into_boxed_slice()))
     }
 
     pub fn empty() -> Name {
-        Name(Box::new([0]))
+        Name::new(&[])
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        self.0.split_last().map_or(&[][..], |(_, rest)| rest)
+        self.as_bytes_with_nul()
+            .split_last()
+            .map_or(&[][..], |(_, rest)| rest)
     }
 
     /// The bytes followed by their NUL terminator.
     pub fn as_bytes_with_nul(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            NameBytes::Inline { len, bytes } => bytes.get(..*len as usize).unwrap_or(&[0]),
+            NameBytes::Heap(bytes) => bytes,
+        }
+    }
+
+    /// Bytes the name holds on the heap: none when it is held in place.
+    fn heap_bytes(&self) -> usize {
+        match &self.0 {
+            NameBytes::Inline { .. } => 0,
+            NameBytes::Heap(bytes) => bytes.len(),
+        }
     }
 
     /// The name as text; bytes that are not UTF-8 are read as Latin-1, as the old tools wrote them.
@@ -54,6 +90,20 @@ impl Name {
 
     pub fn is_empty(&self) -> bool {
         self.as_bytes().is_empty()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_bytes_with_nul() == other.as_bytes_with_nul()
+    }
+}
+
+impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes_with_nul().hash(state);
     }
 }
 
@@ -898,8 +948,8 @@ impl Model {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let s = &self.skeleton;
-        let names: usize = s.bones.iter().map(|b| b.name.0.len()).sum::<usize>()
-            + s.frames.iter().map(|f| f.name.0.len()).sum::<usize>();
+        let names: usize = s.bones.iter().map(|b| b.name.heap_bytes()).sum::<usize>()
+            + s.frames.iter().map(|f| f.name.heap_bytes()).sum::<usize>();
         let skeleton = s.bones.len() * size_of::<Bone>()
             + s.frames.len() * size_of::<Frame>()
             + (s.poses.len() + s.bind.len() + s.inverse_bind.len()) * size_of::<Mat3x4>()
@@ -932,18 +982,18 @@ impl Model {
         let textures: usize = self
             .textures
             .iter()
-            .map(|t| size_of::<Texture>() + t.name.0.len() + t.image.len())
+            .map(|t| size_of::<Texture>() + t.name.heap_bytes() + t.image.len())
             .sum();
         let materials: usize = self
             .materials
             .iter()
-            .map(|m| size_of::<Material>() + m.name.0.len())
+            .map(|m| size_of::<Material>() + m.name.heap_bytes())
             .sum();
         skeleton
             + meshes
             + textures
             + materials
-            + self.warnings.iter().map(|w| w.0.len()).sum::<usize>()
+            + self.warnings.iter().map(Name::heap_bytes).sum::<usize>()
     }
 }
 
@@ -1173,40 +1223,72 @@ fn check_mesh(mesh: &MeshParts, bone_count: usize, materials: usize) -> Result<(
     Ok(())
 }
 
-/// The direct formula at the bind pose (checked data only).
-fn bind_vertex(influences: &[Influence], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
-    let mut p = [0.0f32; 3];
-    let mut n = [0.0f32; 3];
-    for inf in influences {
-        let Some(m) = bind.get(inf.bone as usize) else {
-            continue;
-        };
-        let t = m.translation();
-        let r = m.transform_vector(inf.origin);
-        let rn = m.transform_vector(inf.normal);
-        for a in 0..3 {
-            p[a] += r[a] + inf.weight * t[a];
-            n[a] += rn[a];
+fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
+    // Four lanes (the last unused) rather than three, so that each step below is one vector
+    // operation; the arithmetic is the direct formula's, `sum_k (R_k o_k + f_k t_k)`, in its order.
+    let columns: Vec<[[f32; 4]; 4]> = bind
+        .iter()
+        .map(|m| {
+            let column = |j: usize| [m.m[j], m.m[4 + j], m.m[8 + j], 0.0];
+            [column(0), column(1), column(2), column(3)]
+        })
+        .collect();
+    // Positions first, then their extremes: each vertex's position is then independent of the
+    // others', rather than waiting on the running minimum.
+    let mut positions: Vec<[f32; 4]> = Vec::new();
+    let mut lanes = [[f32::INFINITY; 4], [f32::NEG_INFINITY; 4]];
+    let mut extremes = [lanes; 4];
+    for mesh in meshes {
+        positions.clear();
+        match mesh.rest() {
+            Some(rest) => positions.extend(rest.positions.iter().map(|&[x, y, z]| [x, y, z, 0.0])),
+            None => positions.extend(mesh.influence_start.windows(2).map(|w| {
+                let infl = mesh
+                    .influences
+                    .get(w[0] as usize..w[1] as usize)
+                    .unwrap_or(&[]);
+                let mut p = [0.0f32; 4];
+                for inf in infl {
+                    let Some([x, y, z, t]) = columns.get(inf.bone as usize) else {
+                        continue;
+                    };
+                    let [ox, oy, oz] = inf.origin;
+                    for a in 0..4 {
+                        p[a] += x[a] * ox + y[a] * oy + z[a] * oz + inf.weight * t[a];
+                    }
+                }
+                p
+            })),
+        }
+        // Four running extremes, so that no comparison waits on the one before. Comparisons
+        // rather than f32::min and max, whose NaN handling costs more than the rest: a NaN never
+        // compares below or above, so it is skipped all the same.
+        let (quads, rest) = positions.as_chunks::<4>();
+        for quad in quads {
+            for ([mins, maxs], p) in extremes.iter_mut().zip(quad) {
+                for a in 0..4 {
+                    mins[a] = if p[a] < mins[a] { p[a] } else { mins[a] };
+                    maxs[a] = if p[a] > maxs[a] { p[a] } else { maxs[a] };
+                }
+            }
+        }
+        for ([mins, maxs], p) in extremes.iter_mut().zip(rest) {
+            for a in 0..4 {
+                mins[a] = if p[a] < mins[a] { p[a] } else { mins[a] };
+                maxs[a] = if p[a] > maxs[a] { p[a] } else { maxs[a] };
+            }
         }
     }
-    (p, n)
-}
-
-fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
-    let mut mins = [f32::INFINITY; 3];
-    let mut maxs = [f32::NEG_INFINITY; 3];
-    for mesh in meshes {
-        for v in 0..mesh.vertex_count() {
-            let p = bind_vertex(mesh.influences(v), bind).0;
-            for a in 0..3 {
-                mins[a] = mins[a].min(p[a]);
-                maxs[a] = maxs[a].max(p[a]);
-            }
+    let [mins, maxs] = &mut lanes;
+    for [m, x] in extremes {
+        for a in 0..4 {
+            mins[a] = if m[a] < mins[a] { m[a] } else { mins[a] };
+            maxs[a] = if x[a] > maxs[a] { x[a] } else { maxs[a] };
         }
     }
     if mins[0] > maxs[0] {
         ([0.0; 3], [0.0; 3])
     } else {
-        (mins, maxs)
+        ([mins[0], mins[1], mins[2]], [maxs[0], maxs[1], maxs[2]])
     }
 }

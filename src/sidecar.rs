@@ -24,6 +24,13 @@
 //! Import paths and animation names come from the file, so they are checked: no absolute paths,
 //! no `..`.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -59,10 +66,13 @@ pub(crate) fn label(path: &str) -> Arc<str> {
 /// The path without the extension of its last component (`a.b/c.skm` -> `a.b/c`; `../x` keeps
 /// its dots, and a leading dot is no extension).
 fn without_extension(path: &str) -> &str {
-    let name_start = path.rfind('/').map_or(0, |i| i + 1);
-    let name = path.get(name_start..).unwrap_or_default();
+    let name = path.rsplit('/').next().unwrap_or(path);
     match name.rfind('.') {
-        Some(dot) if dot > 0 => path.get(..name_start + dot).unwrap_or(path),
+        // The path ends with the name, which ends with its extension.
+        Some(dot) if dot > 0 => name
+            .get(dot..)
+            .and_then(|extension| path.strip_suffix(extension))
+            .unwrap_or(path),
         _ => path,
     }
 }

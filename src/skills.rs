@@ -11,6 +11,13 @@
 //! The input may be a skeleton or meshes bound to one: the bones stay the same, so bound meshes
 //! keep their influences as they are. Frame 0 (the rest pose) is unchanged.
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -190,7 +197,8 @@ fn add_skills(
         .collect();
     warnings.extend(file.warnings.iter().map(|w| in_file(w.clone())));
     let frame_bytes =
-        |frames: &[Frame], poses: &[Mat3x4]| (size_of_val(frames) + size_of_val(poses)) as u64;
+        // Sizes of slices in memory: each below isize::MAX, so their sum fits u64.
+        |frames: &[Frame], poses: &[Mat3x4]| (size_of_val(frames) as u64).saturating_add(size_of_val(poses) as u64);
     let mut used = model.heap_bytes() as u64;
     // Without a caller's ceiling the model may grow with its inputs: the skeleton (as loaded),
     // the skill file and the CFPs read so far.

@@ -3,10 +3,11 @@
 //! in either byte order), read and written.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use byteorder::ByteOrder;
 
-use crate::cursor::{Cursor, f32_at, span, table_bytes, u32_at};
+use crate::cursor::{Cursor, record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::Checker;
 use crate::model::{Bone, Influence, Mesh, Name, parent_ok};
@@ -87,10 +88,17 @@ impl Regions {
         }
     }
 
+    /// Where the first structure after byte `at` starts, if one does.
+    pub fn next_start(&self, at: u64) -> Option<u64> {
+        self.0.iter().map(|r| r.start).filter(|&s| s > at).min()
+    }
+
     /// No two structures may share bytes: a file that reuses data would make allocations grow
     /// faster than the file.
     pub fn check_disjoint(mut self) -> Result<()> {
-        self.0.sort_unstable_by_key(|r| (r.start, r.end));
+        // Stable, so that it merges the runs the regions come in (tables, then each mesh's
+        // data, then guessed vertex blocks) rather than sorting from scratch.
+        self.0.sort_by_key(|r| (r.start, r.end));
         for pair in self.0.windows(2) {
             if let [a, b] = pair
                 && b.start < a.end
@@ -125,7 +133,9 @@ pub(crate) fn name_field(
     what: impl FnOnce() -> String,
 ) -> Result<Name> {
     let field = record.get(..size).unwrap_or_default();
-    if !field.contains(&0) {
+    let name = Name::new(field);
+    // The name ends at the first NUL: as long as the field, it has none.
+    if name.as_bytes().len() == field.len() {
         ck.tolerate(
             Error::malformed(format!(
                 "{}: name fills its whole {size}-byte field with no NUL terminator",
@@ -134,7 +144,7 @@ pub(crate) fn name_field(
             .at(at),
         )?;
     }
-    Ok(Name::new(field))
+    Ok(name)
 }
 
 /// A bone record: a name field of `name_size` bytes, then `i32 parent` and `u32 flags` (DPM and
@@ -154,14 +164,14 @@ pub(crate) fn read_bone<E: ByteOrder>(
             Error::malformed(format!(
                 "bone {i} ({name}): parent {parent} is not an earlier bone or -1"
             ))
-            .at(at + name_size as u64),
+            .at(record_at(at, name_size, 1)),
         )?;
         parent = -1;
     }
     Ok(Bone {
         name,
         parent,
-        flags: u32_at::<E>(record, name_size + 4),
+        flags: u32_at::<E>(record, name_size.saturating_add(4)),
     })
 }
 
@@ -182,8 +192,19 @@ pub(crate) fn put_name(
         )));
     }
     out.extend_from_slice(bytes);
-    out.resize(out.len() + size - bytes.len(), 0);
+    // `max` is at most `size` for every format, so this pads; it never truncates.
+    put_zeros(out, size.saturating_sub(bytes.len()));
     Ok(())
+}
+
+pub(crate) fn put_zeros(out: &mut Vec<u8>, n: usize) {
+    out.extend(std::iter::repeat_n(0, n));
+}
+
+/// Bytes of `count` records of `size` while planning a file to write. Saturating: a size past
+/// u64 is past every format's 32-bit offsets, which the writers check before writing.
+pub(crate) fn records_len(count: usize, size: u64) -> u64 {
+    (count as u64).saturating_mul(size)
 }
 
 pub(crate) fn put_u32<E: ByteOrder>(out: &mut Vec<u8>, v: u32) {
@@ -196,25 +217,159 @@ pub(crate) fn put_f32<E: ByteOrder>(out: &mut Vec<u8>, v: f32) {
     put_u32::<E>(out, v.to_bits());
 }
 
+/// Where a vertex block lies and how many influences it holds: measured by
+/// [`measure_vertices`], or guessed by [`guess_vertices`] and confirmed as it is read.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct VertexBlock {
+    pub offset: u32,
+    pub num_verts: u32,
+    /// Bytes, counts included.
+    pub len: u64,
+    pub influences: u64,
+}
+
 /// Pass one over a vertex block: walks the per-vertex counts without reading the influences,
-/// and returns the block's length and its number of influences.
+/// and finds the block's length and its number of influences.
 pub(crate) fn measure_vertices<E: ByteOrder>(
     data: &[u8],
     offset: u32,
     num_verts: u32,
     m: usize,
-) -> Result<(u64, u64)> {
+) -> Result<VertexBlock> {
     // Every vertex holds at least its 4-byte count; check that much before walking.
     table(data, offset, num_verts, 4, Part::Vertices(m as u32))?;
     let mut c = Cursor::<E>::at(data, offset as u64)?;
     let mut influences = 0u64;
     for v in 0..num_verts {
         let n = c.u32().within(|| format!("mesh {m} vertex {v}"))?;
-        c.skip(n as u64 * INFLUENCE_SIZE)
+        c.skip(u64::from(n).saturating_mul(INFLUENCE_SIZE))
             .within(|| format!("mesh {m} vertex {v}: {n} influences"))?;
-        influences += n as u64;
+        // Each influence just skipped lies inside the data: the count stays below its length.
+        influences = influences.saturating_add(u64::from(n));
     }
-    Ok((c.pos() - offset as u64, influences))
+    Ok(VertexBlock {
+        offset,
+        num_verts,
+        len: c.pos().saturating_sub(offset as u64),
+        influences,
+    })
+}
+
+/// The vertex block that fills the bytes from `offset` to `end`, where the next structure of the
+/// file starts, as the tools that write these formats lay them out: its length, and from it its
+/// number of influences. None when the bytes cannot be such a block. Reading the block confirms
+/// the guess or refutes it, which spares walking the counts twice.
+pub(crate) fn guess_vertices(offset: u32, num_verts: u32, end: u64) -> Option<VertexBlock> {
+    let len = end.checked_sub(offset.into())?;
+    let influence_bytes = len.checked_sub(u64::from(num_verts).checked_mul(4)?)?;
+    influence_bytes
+        .is_multiple_of(INFLUENCE_SIZE)
+        .then_some(VertexBlock {
+            offset,
+            num_verts,
+            len,
+            influences: influence_bytes / INFLUENCE_SIZE,
+        })
+}
+
+/// Largest finite f32 with its sign bit cleared: a word above it, sign cleared, is a NaN or an
+/// infinity.
+const MAX_FINITE_BITS: u32 = 0x7f7f_ffff;
+
+/// What [`decode_words`] writes: a word as it is, or as the float it holds.
+pub(crate) trait Word: Copy {
+    fn from_bits(bits: u32) -> Self;
+}
+
+impl Word for u32 {
+    #[inline(always)]
+    fn from_bits(bits: u32) -> u32 {
+        bits
+    }
+}
+
+impl Word for f32 {
+    #[inline(always)]
+    fn from_bits(bits: u32) -> f32 {
+        f32::from_bits(bits)
+    }
+}
+
+/// Decodes the 32-bit words of `src` (byte order `E`) into `dst`, as many as both hold, and
+/// tells whether any of them, read as a float, is a NaN or an infinity. It is one branch-free
+/// pass over the bytes, the bulk of a load: callers look for the culprit, and check each value
+/// with its own message and offset, only when this says there is something to find.
+pub(crate) fn decode_words<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
+    with_simd(DecodeWords {
+        src,
+        dst,
+        order: PhantomData::<E>,
+    })
+}
+
+/// A loop over file data, for [`with_simd`].
+trait Kernel {
+    type Output;
+    /// Implementations are `#[inline(always)]`, so that their loop is compiled into each of
+    /// [`with_simd`]'s copies rather than called from them.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `kernel` compiled for the widest vectors the CPU has: with AVX2, swapping bytes is one
+/// shuffle per 32 bytes rather than the eight instructions per 16 bytes of the x86-64 baseline,
+/// and big-endian files load at twice the speed. The kernel's code is the same either way.
+#[inline(always)]
+fn with_simd<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `avx2` needs AVX2, and the CPU has it: checked just above.
+        return unsafe { avx2(kernel) };
+    }
+    kernel.run()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2<K: Kernel>(kernel: K) -> K::Output {
+    kernel.run()
+}
+
+struct DecodeWords<'a, E, T> {
+    src: &'a [u8],
+    dst: &'a mut [T],
+    order: PhantomData<E>,
+}
+
+impl<E: ByteOrder, T: Word> Kernel for DecodeWords<'_, E, T> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        decode_few::<E, T>(self.src, self.dst)
+    }
+}
+
+/// [`decode_words`] compiled into its caller, for the few words of one record or vertex.
+#[inline(always)]
+fn decode_few<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
+    let mut nonfinite = 0u32;
+    for (out, word) in dst.iter_mut().zip(src.as_chunks::<4>().0) {
+        let bits = E::read_u32(word);
+        nonfinite |= u32::from(bits & !(1 << 31) > MAX_FINITE_BITS);
+        *out = T::from_bits(bits);
+    }
+    nonfinite != 0
+}
+
+/// A table of `count` records of `W` words each, decoded from `bytes` (which holds them all);
+/// the flag says whether some word is a NaN or an infinity as a float. `count` is bounded by
+/// the file, as `bytes` lies inside it.
+pub(crate) fn decode_table<E: ByteOrder, T: Word + Default, const W: usize>(
+    bytes: &[u8],
+    count: u32,
+) -> (Vec<[T; W]>, bool) {
+    let mut out = vec![[T::default(); W]; count as usize];
+    let nonfinite = decode_words::<E, T>(bytes, out.as_flattened_mut());
+    (out, nonfinite)
 }
 
 /// Worst influence sum seen in a mesh among those the default mode tolerates.
@@ -227,79 +382,106 @@ struct SumReport {
     worst_at: u64,
 }
 
-/// Pass two over a vertex block measured by [`measure_vertices`]: every influence, with its
-/// numbers finite, its bone in range and each vertex's weights summing to 1.
+impl SumReport {
+    /// Notes a vertex whose sum is `off` from 1: reported (once, for the worst) past SUM_EXACT.
+    fn note(&mut self, v: u32, sum: f32, off: f32, at: u64) {
+        if off > SUM_EXACT {
+            self.count = self.count.saturating_add(1);
+            if off > self.worst_off {
+                self.worst_vertex = v;
+                self.worst_sum = sum;
+                self.worst_off = off;
+                self.worst_at = at;
+            }
+        }
+    }
+}
+
+/// How far weights summing to `sum` are from 1, and whether that is beyond what any mode accepts.
+fn sum_off(sum: f32) -> (f32, bool) {
+    let off = (sum - 1.0).abs();
+    // One comparison: a NaN compares false, an infinity above.
+    let within = off <= SUM_TOLERATED;
+    (off, !within)
+}
+
+/// An influence from its words as stored: origin[3], weight, normal[3] (floats) and bone.
+#[inline(always)]
+fn influence_of([ox, oy, oz, w, nx, ny, nz, bone]: [u32; 8]) -> Influence {
+    Influence {
+        origin: [ox, oy, oz].map(f32::from_bits),
+        weight: f32::from_bits(w),
+        normal: [nx, ny, nz].map(f32::from_bits),
+        bone,
+    }
+}
+
+/// Guesses every vertex block of a file (see [`guess_vertices`]): each fills the bytes up to the
+/// next structure the layout knows of (another block, or the end of the data), and is added to
+/// the regions. None when a block cannot be guessed; the caller then measures them all.
+pub(crate) fn guess_blocks(
+    data_len: usize,
+    blocks: &mut [&mut VertexBlock],
+    regions: &mut Regions,
+) -> Option<()> {
+    let starts: Vec<u64> = blocks.iter().map(|b| u64::from(b.offset)).collect();
+    for (m, block) in blocks.iter_mut().enumerate() {
+        let at = u64::from(block.offset);
+        let end = starts
+            .iter()
+            .copied()
+            .filter(|&s| s > at)
+            .chain(regions.next_start(at))
+            .chain([data_len as u64])
+            .min()?;
+        **block = guess_vertices(block.offset, block.num_verts, end)?;
+        regions.add(at, block.len, Part::Vertices(m as u32));
+    }
+    Some(())
+}
+
+/// Reads a DPM or SKM file with its vertex blocks guessed (`read(false, ..)`, see
+/// [`guess_blocks`]): the common file's blocks each fill the bytes up to the next structure, and
+/// are read in one walk each. Where a guess is refuted, or anything else is wrong, the file is
+/// read again with its blocks measured first (`read(true, ..)`, a second walk), and reported as
+/// that reading reports it.
+pub(crate) fn read_guessing_first<T>(
+    ck: &mut Checker,
+    mut read: impl FnMut(bool, &mut Checker) -> Result<Option<T>>,
+) -> Result<T> {
+    let mark = ck.mark();
+    if let Ok(Some(parts)) = read(false, ck) {
+        return Ok(parts);
+    }
+    ck.rewind(mark);
+    read(true, ck)?.ok_or_else(|| Error::malformed("the measured vertex blocks do not read"))
+}
+
+/// A vertex block read: where each vertex's influences start (`num_verts + 1` entries from 0),
+/// the influences, and the sums the default mode tolerates.
+pub(crate) struct Vertices {
+    influence_start: Vec<u32>,
+    influences: Vec<Influence>,
+    sums: SumReport,
+}
+
+/// Pass two over a vertex block: every influence, with its numbers finite, its bone in range and
+/// each vertex's weights summing to 1. `sound` is the block as [`read_sound_vertices`] read it,
+/// where it was read already.
 pub(crate) fn read_vertices<E: ByteOrder>(
     data: &[u8],
-    offset: u32,
-    num_verts: u32,
-    influence_count: u64,
+    block: &VertexBlock,
+    sound: Option<Vertices>,
     num_bones: u32,
     m: usize,
     ck: &mut Checker,
 ) -> Result<(Vec<u32>, Vec<Influence>)> {
-    let mut influence_start = Vec::with_capacity(num_verts as usize + 1);
-    let mut influences = Vec::with_capacity(influence_count as usize);
-    influence_start.push(0u32);
-    let mut sums = SumReport::default();
-    let mut c = Cursor::<E>::at(data, offset as u64)?;
-    for v in 0..num_verts {
-        let vertex_at = c.pos();
-        let n = c.u32()?;
-        let block = c.bytes((n as u64 * INFLUENCE_SIZE) as usize)?;
-        let mut sum = 0.0f32;
-        for (k, rec) in block.as_chunks::<32>().0.iter().enumerate() {
-            let at = vertex_at + 4 + k as u64 * INFLUENCE_SIZE;
-            let mut f = [0.0f32; 7];
-            E::read_f32_into(rec.get(..28).unwrap_or_default(), &mut f);
-            let mut bone = u32_at::<E>(rec, 28);
-            if let Some(j) = f.iter().position(|x| !x.is_finite()) {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: {} is not a finite number",
-                        f.get(j).copied().unwrap_or_default()
-                    ))
-                    .at(at + j as u64 * 4),
-                )?;
-                f = [0.0; 7];
-            }
-            if bone >= num_bones {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} vertex {v} influence {k}: bone {bone} out of range (model has {num_bones} bones)"
-                    ))
-                    .at(at + 28),
-                )?;
-                bone = 0;
-            }
-            let [ox, oy, oz, w, nx, ny, nz] = f;
-            sum += w;
-            influences.push(Influence {
-                origin: [ox, oy, oz],
-                weight: w,
-                normal: [nx, ny, nz],
-                bone,
-            });
-        }
-        let off = (sum - 1.0).abs();
-        if !off.is_finite() || off > SUM_TOLERATED {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: {n} influences sum to {sum} (must be 1 within {SUM_TOLERATED})"
-                ))
-                .at(vertex_at),
-            )?;
-        } else if off > SUM_EXACT {
-            sums.count += 1;
-            if off > sums.worst_off {
-                sums.worst_vertex = v;
-                sums.worst_sum = sum;
-                sums.worst_off = off;
-                sums.worst_at = vertex_at;
-            }
-        }
-        influence_start.push(influences.len() as u32);
-    }
+    let v = match sound.or_else(|| read_sound_vertices::<E>(data, block, num_bones)) {
+        Some(v) => v,
+        None => check_vertices::<E>(data, block, num_bones, m, ck)?,
+    };
+    // The sums the default mode tolerates, reported once for the mesh.
+    let sums = v.sums;
     if sums.count > 0 {
         ck.tolerate(
             Error::malformed(format!(
@@ -309,7 +491,211 @@ pub(crate) fn read_vertices<E: ByteOrder>(
             .at(sums.worst_at),
         )?;
     }
-    Ok((influence_start, influences))
+    Ok((v.influence_start, v.influences))
+}
+
+/// The common case of [`read_vertices`], for a block with nothing to report: no `Result` and no
+/// message per value, only flags gathered on the way. None as soon as anything is wrong, or the
+/// block is not as long or does not hold as many influences as it was measured or guessed to;
+/// [`check_vertices`] then reads it again to report what is wrong where it lies.
+pub(crate) fn read_sound_vertices<E: ByteOrder>(
+    data: &[u8],
+    block: &VertexBlock,
+    num_bones: u32,
+) -> Option<Vertices> {
+    let (start, end) = span(block.offset.into(), block.len, data.len()).ok()?;
+    // The block lies inside the data: the counts are bounded by the file's size.
+    let mut vertices = Vertices {
+        influence_start: Vec::with_capacity(usize::try_from(block.num_verts).ok()?.checked_add(1)?),
+        influences: Vec::with_capacity(usize::try_from(block.influences).ok()?),
+        sums: SumReport::default(),
+    };
+    let sound = with_simd(SoundVertices {
+        bytes: data.get(start..end)?,
+        block,
+        num_bones,
+        vertices: &mut vertices,
+        order: PhantomData::<E>,
+    });
+    sound.then_some(vertices)
+}
+
+struct SoundVertices<'a, E> {
+    bytes: &'a [u8],
+    block: &'a VertexBlock,
+    num_bones: u32,
+    vertices: &'a mut Vertices,
+    order: PhantomData<E>,
+}
+
+impl<E: ByteOrder> Kernel for SoundVertices<'_, E> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        let out = self.vertices;
+        // Per word of an influence, the largest seen: of the floats without their sign, so
+        // that only a NaN or an infinity is above MAX_FINITE_BITS, and of the bone as it is.
+        let mut largest = [0u32; 8];
+        let mut rest = self.bytes;
+        let mut done = 0u32;
+        out.influence_start.push(done);
+        for v in 0..self.block.num_verts {
+            let vertex_at = self.bytes.len().saturating_sub(rest.len());
+            let Some((count, tail)) = rest.split_first_chunk::<4>() else {
+                return false;
+            };
+            let n = E::read_u32(count);
+            let Some((influences, tail)) = (n as usize)
+                .checked_mul(INFLUENCE_SIZE as usize)
+                .and_then(|len| tail.split_at_checked(len))
+            else {
+                return false;
+            };
+            rest = tail;
+            // Within the capacity measured or guessed, so that pushing never reallocates.
+            let Some(total) = done
+                .checked_add(n)
+                .filter(|&t| u64::from(t) <= self.block.influences)
+            else {
+                return false;
+            };
+            done = total;
+            let mut sum = 0.0f32;
+            for record in influences.as_chunks::<32>().0 {
+                let mut words = [0u32; 8];
+                for ((word, bytes), (most, mask)) in words
+                    .iter_mut()
+                    .zip(record.as_chunks::<4>().0)
+                    .zip(largest.iter_mut().zip(LARGEST_MASK))
+                {
+                    *word = E::read_u32(bytes);
+                    *most = (*most).max(*word & mask);
+                }
+                let influence = influence_of(words);
+                // In file order, from 0, as the engine sums them.
+                sum += influence.weight;
+                out.influences.push(influence);
+            }
+            let (off, rejected) = sum_off(sum);
+            if rejected {
+                return false;
+            }
+            if off > SUM_EXACT {
+                let at = record_at(self.block.offset.into(), vertex_at, 1);
+                out.sums.note(v, sum, off, at);
+            }
+            out.influence_start.push(done);
+        }
+        let [floats @ .., bone] = largest;
+        rest.is_empty()
+            && u64::from(done) == self.block.influences
+            && floats.iter().all(|&x| x <= MAX_FINITE_BITS)
+            && bone < self.num_bones
+    }
+}
+
+/// What [`SoundVertices`] keeps of each word of an influence for its largest.
+const LARGEST_MASK: [u32; 8] = [
+    !(1 << 31),
+    !(1 << 31),
+    !(1 << 31),
+    !(1 << 31),
+    !(1 << 31),
+    !(1 << 31),
+    !(1 << 31),
+    !0,
+];
+
+/// [`read_vertices`] for a block with something to report: each influence and each vertex is
+/// checked in file order, and reported at its byte; when validating, zero numbers and bone 0
+/// stand in for what is wrong, and the walk goes on. The block was measured.
+fn check_vertices<E: ByteOrder>(
+    data: &[u8],
+    block: &VertexBlock,
+    num_bones: u32,
+    m: usize,
+    ck: &mut Checker,
+) -> Result<Vertices> {
+    // The measured block lies inside the data: the counts are bounded by the file's size.
+    let mut out = Vertices {
+        influence_start: Vec::with_capacity((block.num_verts as usize).saturating_add(1)),
+        influences: Vec::with_capacity(block.influences as usize),
+        sums: SumReport::default(),
+    };
+    let mut c = Cursor::<E>::at(data, block.offset.into())?;
+    let mut done = 0u32;
+    out.influence_start.push(done);
+    for v in 0..block.num_verts {
+        let vertex_at = c.pos();
+        let n = c.u32()?;
+        let influences = c.records(n.into(), INFLUENCE_SIZE)?;
+        let first = out.influences.len();
+        out.influences
+            .extend(influences.as_chunks::<32>().0.iter().map(|record| {
+                let mut words = [0u32; 8];
+                decode_few::<E, u32>(record, &mut words);
+                influence_of(words)
+            }));
+        let vertex = out.influences.get_mut(first..).unwrap_or_default();
+        check_influences(vertex, vertex_at, num_bones, m, v, ck)?;
+        let sum = vertex.iter().fold(0.0f32, |sum, i| sum + i.weight);
+        let (off, rejected) = sum_off(sum);
+        if rejected {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} vertex {v}: {n} influences sum to {sum} (must be 1 within {SUM_TOLERATED})"
+                ))
+                .at(vertex_at),
+            )?;
+        } else {
+            out.sums.note(v, sum, off, vertex_at);
+        }
+        // At most the measured count, which the file's bytes bound far below u32's end.
+        done = done.saturating_add(n);
+        out.influence_start.push(done);
+    }
+    Ok(out)
+}
+
+/// The slow path of one vertex whose influences hold a NaN, an infinity or a bone out of range:
+/// each is reported at its byte, and replaced (zero numbers, bone 0) when validating.
+fn check_influences(
+    influences: &mut [Influence],
+    vertex_at: u64,
+    num_bones: u32,
+    m: usize,
+    v: u32,
+    ck: &mut Checker,
+) -> Result<()> {
+    for (k, i) in influences.iter_mut().enumerate() {
+        let at = record_at(vertex_at.saturating_add(4), k, INFLUENCE_SIZE);
+        let [ox, oy, oz] = i.origin;
+        let [nx, ny, nz] = i.normal;
+        let floats = [ox, oy, oz, i.weight, nx, ny, nz];
+        if let Some((j, x)) = floats.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} vertex {v} influence {k}: {x} is not a finite number"
+                ))
+                .at(record_at(at, j, 4)),
+            )?;
+            *i = Influence {
+                bone: i.bone,
+                ..Influence::default()
+            };
+        }
+        if i.bone >= num_bones {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} vertex {v} influence {k}: bone {} out of range (model has {num_bones} bones)",
+                    i.bone
+                ))
+                .at(at.saturating_add(28)),
+            )?;
+            i.bone = 0;
+        }
+    }
+    Ok(())
 }
 
 /// A mesh's texcoords: two finite floats per vertex.
@@ -321,19 +707,19 @@ pub(crate) fn read_texcoords<E: ByteOrder>(
     ck: &mut Checker,
 ) -> Result<Vec<[f32; 2]>> {
     let bytes = table(data, offset, num_verts, 8, Part::Texcoords(m as u32))?;
-    let mut texcoords = Vec::with_capacity(num_verts as usize);
-    for (v, rec) in bytes.as_chunks::<8>().0.iter().enumerate() {
-        let mut uv = [f32_at::<E>(rec, 0), f32_at::<E>(rec, 4)];
-        if let Some(j) = uv.iter().position(|x| !x.is_finite()) {
-            ck.problem(
-                Error::malformed(format!(
-                    "mesh {m} vertex {v}: texcoord is not a finite number"
-                ))
-                .at(offset as u64 + v as u64 * 8 + j as u64 * 4),
-            )?;
-            uv = [0.0; 2];
+    let (mut texcoords, nonfinite) = decode_table::<E, f32, 2>(bytes, num_verts);
+    if nonfinite {
+        for (v, uv) in texcoords.iter_mut().enumerate() {
+            if let Some(j) = uv.iter().position(|x| !x.is_finite()) {
+                ck.problem(
+                    Error::malformed(format!(
+                        "mesh {m} vertex {v}: texcoord is not a finite number"
+                    ))
+                    .at(record_at(record_at(offset.into(), v, 8), j, 4)),
+                )?;
+                *uv = [0.0; 2];
+            }
         }
-        texcoords.push(uv);
     }
     Ok(texcoords)
 }
@@ -350,26 +736,43 @@ pub(crate) fn read_triangles<E: ByteOrder>(
     ck: &mut Checker,
 ) -> Result<Vec<u32>> {
     let bytes = table(data, offset, num_tris, 12, Part::Indices(m as u32))?;
-    let mut indices = Vec::with_capacity(num_tris as usize * 3);
-    for (t, tri) in bytes.as_chunks::<12>().0.iter().enumerate() {
-        let mut corners = [0u32; 3];
-        for (i, corner) in corners.iter_mut().enumerate() {
-            let index = u32_at::<E>(tri, i * 4);
-            if index >= num_verts {
-                ck.problem(
-                    Error::malformed(format!(
-                        "mesh {m} triangle {t} corner {i}: vertex {index} out of range (mesh has {num_verts} vertices)"
-                    ))
-                    .at(offset as u64 + t as u64 * 12 + i as u64 * 4),
-                )?;
-            } else {
-                *corner = index;
+    let (mut triangles, _) = decode_table::<E, u32, 3>(bytes, num_tris);
+    // The largest corner, in one pass without an early exit, which vectorizes.
+    let largest = triangles.as_flattened().iter().fold(0, |a, &i| a.max(i));
+    if num_tris > 0 && largest >= num_verts {
+        for (t, tri) in triangles.iter_mut().enumerate() {
+            for (i, corner) in tri.iter_mut().enumerate() {
+                if *corner >= num_verts {
+                    ck.problem(
+                        Error::malformed(format!(
+                            "mesh {m} triangle {t} corner {i}: vertex {corner} out of range (mesh has {num_verts} vertices)"
+                        ))
+                        .at(record_at(record_at(offset.into(), t, 12), i, 4)),
+                    )?;
+                    *corner = 0;
+                }
             }
         }
-        let [a, b, c] = corners;
-        indices.extend_from_slice(&if reverse { [a, c, b] } else { [a, b, c] });
     }
-    Ok(indices)
+    if reverse {
+        for tri in &mut triangles {
+            let [a, b, c] = *tri;
+            *tri = [a, c, b];
+        }
+    }
+    Ok(triangles.into_flattened())
+}
+
+/// A table of `count` 32-bit words, as stored.
+pub(crate) fn read_words<E: ByteOrder>(
+    data: &[u8],
+    offset: u32,
+    count: u32,
+    part: Part,
+) -> Result<Vec<u32>> {
+    let bytes = table(data, offset, count, 4, part)?;
+    let (words, _) = decode_table::<E, u32, 1>(bytes, count);
+    Ok(words.into_flattened())
 }
 
 /// Writes a mesh's vertex block: per vertex its influence count, then its influences.
@@ -392,5 +795,6 @@ pub(crate) fn put_vertices<E: ByteOrder>(out: &mut Vec<u8>, mesh: &Mesh) {
 
 /// Bytes of a mesh's vertex block as [`put_vertices`] writes it.
 pub(crate) fn vertex_bytes(mesh: &Mesh) -> u64 {
-    mesh.vertex_count() as u64 * 4 + mesh.all_influences().len() as u64 * INFLUENCE_SIZE
+    records_len(mesh.vertex_count(), 4)
+        .saturating_add(records_len(mesh.all_influences().len(), INFLUENCE_SIZE))
 }

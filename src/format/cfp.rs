@@ -27,6 +27,7 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 
+use crate::cursor::field_at;
 use crate::error::{Error, Result};
 use crate::format::cmx::normalised;
 
@@ -60,11 +61,13 @@ enum Code {
 /// Reads the code at `*pos`, moving past it.
 fn next_code(data: &[u8], pos: &mut usize) -> Result<Code> {
     let at = *pos;
-    let Some(&code) = data.get(at) else {
+    let Some((&code, operands)) = data.get(at..).and_then(<[u8]>::split_first) else {
         return Err(Error::truncated("the stream ends inside a code").at(at as u64));
     };
+    // Where a code ends: `rest` is a tail of the data, so the subtraction is exact.
+    let end = |rest: &[u8]| data.len().saturating_sub(rest.len());
     let operand = |n: usize| {
-        data.get(at + 1..at + 1 + n).ok_or_else(|| {
+        operands.split_at_checked(n).ok_or_else(|| {
             Error::truncated(format!(
                 "code {code:#04x} needs {n} more bytes but the data ends at byte {:#x}",
                 data.len()
@@ -74,19 +77,22 @@ fn next_code(data: &[u8], pos: &mut usize) -> Result<Code> {
     };
     let c = match code {
         FULL => {
-            let v = LittleEndian::read_f32(operand(4)?);
+            let (operand, rest) = operand(4)?;
+            let v = LittleEndian::read_f32(operand);
             if !v.is_finite() {
                 return Err(
                     Error::malformed(format!("full value {v} is not a finite number"))
-                        .at(at as u64 + 1),
+                        .at(field_at(at as u64, 1)),
                 );
             }
-            *pos = at + 5;
+            *pos = end(rest);
             Code::Full(v)
         }
         REPEAT => {
-            let n = LittleEndian::read_u16(operand(2)?) as usize + 1;
-            *pos = at + 3;
+            let (operand, rest) = operand(2)?;
+            // A u16 and 1: no overflow.
+            let n = usize::from(LittleEndian::read_u16(operand)).saturating_add(1);
+            *pos = end(rest);
             Code::Repeat(n)
         }
         RESERVED => {
@@ -96,7 +102,7 @@ fn next_code(data: &[u8], pos: &mut usize) -> Result<Code> {
             .at(at as u64));
         }
         c => {
-            *pos = at + 1;
+            *pos = end(operands);
             Code::Delta(delta(c))
         }
     };
@@ -110,10 +116,11 @@ pub fn count_values(data: &[u8]) -> Result<usize> {
     let mut count = 0usize;
     while pos < data.len() {
         let at = pos;
-        count += match next_code(data, &mut pos)? {
+        // Checked against MAX_VALUES each step: saturating never comes into play.
+        count = count.saturating_add(match next_code(data, &mut pos)? {
             Code::Repeat(n) => n,
             _ => 1,
-        };
+        });
         if count > MAX_VALUES {
             return Err(Error::limit(format!(
                 "the stream decodes to more than {MAX_VALUES} values"
@@ -148,18 +155,19 @@ pub fn decode(data: &[u8], count: usize) -> Result<Vec<f32>> {
             Code::Repeat(r) => r,
             _ => 1,
         };
-        if got > count - n {
+        // n < count here.
+        if got > count.saturating_sub(n) {
             return Err(Error::malformed(format!(
                 "a repeat of {got} values runs past the {count} values asked for (value {n} on)"
             ))
             .at(at as u64));
         }
-        n += got;
+        n = n.saturating_add(got);
     }
     if pos < data.len() {
         return Err(Error::malformed(format!(
             "{} bytes follow the {count} values asked for",
-            data.len() - pos
+            data.len().saturating_sub(pos)
         ))
         .at(pos as u64));
     }
@@ -174,7 +182,8 @@ pub fn decode(data: &[u8], count: usize) -> Result<Vec<f32>> {
             Code::Delta(d) => previous += d,
             Code::Repeat(r) => {
                 let v = previous as f32;
-                values.extend(std::iter::repeat_n(v, r - 1));
+                // A repeat gives at least one value: this one and r - 1 more.
+                values.extend(std::iter::repeat_n(v, r.saturating_sub(1)));
             }
         }
         let v = previous as f32;
@@ -196,11 +205,11 @@ fn code_of_value(data: &[u8], index: usize) -> u64 {
     let mut n = 0usize;
     while pos < data.len() {
         let at = pos;
-        n += match next_code(data, &mut pos) {
+        n = n.saturating_add(match next_code(data, &mut pos) {
             Ok(Code::Repeat(r)) => r,
             Ok(_) => 1,
             Err(_) => break,
-        };
+        });
         if index < n {
             return at as u64;
         }
@@ -227,11 +236,15 @@ pub fn decode_skill(
             ))
         })?;
     let values = decode(data, count)?;
+    // Within `count`, checked above.
     let (t, r) = values
-        .split_at_checked(translations * 3)
+        .split_at_checked(translations.saturating_mul(3))
         .unwrap_or((&values, &[]));
     let component = |group: &[f32], len: usize, c: usize, i: usize| {
-        group.get(c * len + i).copied().unwrap_or_default()
+        group
+            .get(c.saturating_mul(len).saturating_add(i))
+            .copied()
+            .unwrap_or_default()
     };
     let ts = (0..translations)
         .map(|i| [0, 1, 2].map(|c| component(t, translations, c, i)))
@@ -240,7 +253,11 @@ pub fn decode_skill(
         .map(|i| [0, 1, 2, 3].map(|c| component(r, rotations, c, i)))
         .collect();
     if let Some(i) = rs.iter().position(|q| normalised(*q).is_none()) {
-        let w = translations * 3 + rotations * 3 + i;
+        // Counts were checked against the stream's MAX_VALUES, so this cannot saturate.
+        let w = translations
+            .saturating_add(rotations)
+            .saturating_mul(3)
+            .saturating_add(i);
         return Err(Error::malformed(format!(
             "rotation {i} {:?} (x, y, z, w) has no length",
             rs.get(i).copied().unwrap_or_default()
@@ -276,11 +293,14 @@ pub fn encode_skill(
     let mut out = Vec::new();
     let tolerance = tolerance.map(|t| t.max(0.0));
     for c in 0..3 {
-        let group: Vec<f32> = translations.iter().map(|t| t[c]).collect();
+        let group: Vec<f32> = translations
+            .iter()
+            .filter_map(|t| t.get(c).copied())
+            .collect();
         encode_group(&mut out, &group, tolerance);
     }
     for c in 0..4 {
-        let group: Vec<f32> = rotations.iter().map(|r| r[c]).collect();
+        let group: Vec<f32> = rotations.iter().filter_map(|r| r.get(c).copied()).collect();
         encode_group(&mut out, &group, tolerance);
     }
     out
@@ -291,11 +311,12 @@ pub fn encode_skill(
 fn nearest_delta(previous: f64, target: f32) -> (u8, f32) {
     let diff = target as f64 - previous;
     let k = (diff.abs() / DELTA_SCALE).powf(0.25).round().min(126.0) as i32;
-    let centre = if diff < 0.0 { -k } else { k };
+    // k is 0 to 126: these stay far from i32's ends.
+    let centre = if diff < 0.0 { k.saturating_neg() } else { k };
     let mut best = (DELTA_ZERO, previous as f32);
     let mut best_err = f64::INFINITY;
-    for off in [centre - 1, centre, centre + 1] {
-        let code = (126 + off.clamp(-126, 126)) as u8;
+    for off in [centre.saturating_sub(1), centre, centre.saturating_add(1)] {
+        let code = 126i32.saturating_add(off.clamp(-126, 126)) as u8;
         let v = (previous + delta(code)) as f32;
         let err = (v as f64 - target as f64).abs();
         if err < best_err {
@@ -318,7 +339,8 @@ fn encode_group(out: &mut Vec<u8>, values: &[f32], tolerance: Option<f32>) {
     for &v in rest {
         let shown = previous as f32;
         if v.to_bits() == shown.to_bits() {
-            run += 1;
+            // Flushed at MAX_REPEAT.
+            run = run.saturating_add(1);
             if run == MAX_REPEAT {
                 put_repeat(out, run);
                 run = 0;
@@ -359,10 +381,11 @@ fn put_full(out: &mut Vec<u8>, v: f32) {
 /// A repeat code for `n` (1 to 65 536) more copies of the previous value.
 fn put_repeat(out: &mut Vec<u8>, n: usize) {
     out.push(REPEAT);
-    out.extend_from_slice(&((n - 1) as u16).to_le_bytes());
+    out.extend_from_slice(&(n.saturating_sub(1) as u16).to_le_bytes());
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::error::ErrorCode;

@@ -148,10 +148,17 @@ pub struct Skill {
     pub motions: Vec<Motion>,
 }
 
+/// Memory a skeleton's bone takes in a model: the bone, its bind pose and inverse, and its
+/// share of the name index.
+const BONE_BYTES: u64 = std::mem::size_of::<model::Bone>() as u64 + 2 * 48 + 16;
+
 impl Skill {
     /// The number of values the skill's CFP decodes to.
     pub fn value_count(&self) -> u64 {
-        self.translation_count as u64 * 3 + self.rotation_count as u64 * 4
+        // Two u32 counts: exact in u64.
+        u64::from(self.translation_count)
+            .saturating_mul(3)
+            .saturating_add(u64::from(self.rotation_count).saturating_mul(4))
     }
 }
 
@@ -367,11 +374,7 @@ fn model_parts(
         // A suit or skill file: nothing to pose; `parse` gives its suits and skills.
         return Ok(parts);
     };
-    let nb = sk.bones.len() as u64;
-    ck.reserve(
-        nb * (std::mem::size_of::<model::Bone>() as u64 + 2 * 48 + 16),
-        "the skeleton",
-    )?;
+    ck.reserve_parts(&[(sk.bones.len() as u64, BONE_BYTES)], "the skeleton")?;
     parts.bones = sk
         .bones
         .iter()
@@ -702,7 +705,10 @@ fn read_skill<S: Source>(s: &mut S, ck: &mut Checker, i: usize) -> Result<Skill>
 
 /// Whether frames `offset..offset + frames` lie inside a list of `len`.
 fn run_fits(offset: i32, frames: u32, len: u32) -> bool {
-    offset >= 0 && offset as u64 + frames as u64 <= len as u64
+    u64::try_from(offset)
+        .ok()
+        .and_then(|offset| offset.checked_add(frames.into()))
+        .is_some_and(|end| end <= len.into())
 }
 
 fn read_motion<S: Source>(

@@ -7,15 +7,17 @@
 //! checked against the buffer, and no two structures may share bytes, so that what is allocated
 //! is bounded by the file's size.
 
-use byteorder::{BigEndian, ByteOrder};
+use byteorder::BigEndian;
 
-use crate::cursor::{Cursor, span, u32_at};
+use crate::cursor::{Cursor, record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
-    Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
-    read_bone, read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+    Part, Regions, VertexBlock, Vertices, decode_words, guess_blocks, measure_vertices, name_field,
+    put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone, read_guessing_first,
+    read_sound_vertices, read_texcoords, read_triangles, read_vertices, read_words, records_len,
+    table, vertex_bytes,
 };
-use crate::format::{Checker, Format};
+use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
 use crate::model::{Animation, Bone, Extent, Frame, MeshParts, Model, ModelParts, Name};
 
@@ -29,6 +31,10 @@ const MESH_SIZE: u64 = 56;
 const FRAME_SIZE: u64 = 68;
 const POSE_SIZE: u64 = 48;
 const NAME_SIZE: usize = 32;
+/// Bytes of the bounds the header and each frame hold.
+const EXTENT_SIZE: usize = 32;
+/// Where a frame record's pose offset lies: after its name and bounds.
+const FRAME_OFS_POSES: usize = NAME_SIZE + EXTENT_SIZE;
 
 /// DarkPlaces plays a frame without a scene file as a scene of its own at this rate.
 const DEFAULT_FPS: f32 = 10.0;
@@ -51,7 +57,7 @@ struct MeshLayout {
     ofs_texcoords: u32,
     ofs_indices: u32,
     ofs_groupids: u32,
-    influence_count: u64,
+    vertices: VertexBlock,
 }
 
 struct Layout {
@@ -63,26 +69,36 @@ struct Layout {
 
 struct FrameLayout {
     frame: Frame,
-    ofs_poses: u64,
+    ofs_poses: u32,
 }
 
-/// Reads a float, reporting NaN or infinity as a problem at its byte (0 stands in when validating).
-fn finite(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl FnOnce() -> String) -> Result<f32> {
-    let at = c.pos();
-    let v = c.f32_raw()?;
-    if v.is_finite() {
-        return Ok(v);
+/// Bounds as the header and every frame store them: mins, maxs, yaw radius and radius, eight
+/// floats at `at`. A NaN or an infinity is a problem at its byte; 0 stands in when validating.
+fn read_extent(
+    bytes: &[u8],
+    at: u64,
+    ck: &mut Checker,
+    what: impl Fn() -> String,
+) -> Result<Extent> {
+    let mut v = [0.0f32; 8];
+    if decode_words::<Be, f32>(bytes, &mut v) {
+        for (i, x) in v.iter_mut().enumerate() {
+            if !x.is_finite() {
+                ck.problem(
+                    Error::malformed(format!("{}: {x} is not a finite number", what()))
+                        .at(record_at(at, i, 4)),
+                )?;
+                *x = 0.0;
+            }
+        }
     }
-    ck.problem(Error::malformed(format!("{}: {v} is not a finite number", what())).at(at))?;
-    Ok(0.0)
-}
-
-fn vec3(c: &mut Cursor<'_, Be>, ck: &mut Checker, what: impl Fn() -> String) -> Result<[f32; 3]> {
-    Ok([
-        finite(c, ck, &what)?,
-        finite(c, ck, &what)?,
-        finite(c, ck, &what)?,
-    ])
+    let [x0, y0, z0, x1, y1, z1, yaw_radius, radius] = v;
+    Ok(Extent {
+        mins: [x0, y0, z0],
+        maxs: [x1, y1, z1],
+        yaw_radius,
+        radius,
+    })
 }
 
 fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
@@ -115,13 +131,10 @@ fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
             .at(filesize_at),
         )?;
     }
-    let what = || "header: bounds".to_owned();
-    let extent = Extent {
-        mins: vec3(&mut c, ck, what)?,
-        maxs: vec3(&mut c, ck, what)?,
-        yaw_radius: finite(&mut c, ck, what)?,
-        radius: finite(&mut c, ck, what)?,
-    };
+    let extent_at = c.pos();
+    let extent = read_extent(c.bytes(EXTENT_SIZE)?, extent_at, ck, || {
+        "header: bounds".to_owned()
+    })?;
     let counts_at = c.pos();
     let h = Header {
         extent,
@@ -138,14 +151,16 @@ fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
     if h.num_frames == 0 {
         ck.problem(
             Error::malformed("header: the model has no frames (frame 0 is the bind pose)")
-                .at(counts_at + 8),
+                .at(record_at(counts_at, 2, 4)),
         )?;
     }
     Ok(h)
 }
 
 /// Pass one: the layout of every structure, without allocating for their contents.
-fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
+/// With `measure`, every vertex block is measured and in the regions; without, each holds only
+/// its offset and vertex count, for [`guess_blocks`].
+fn read_layout(data: &[u8], h: &Header, measure: bool, ck: &mut Checker) -> Result<Layout> {
     let mut regions = Regions::default();
     regions.add(0, HEADER_SIZE, Part::Header);
 
@@ -158,14 +173,14 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     // The tables are inside the file, so these counts are bounded by its size.
     let mut bones = Vec::with_capacity(h.num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<40>().0.iter().enumerate() {
-        let at = h.ofs_bones as u64 + i as u64 * BONE_SIZE;
+        let at = record_at(h.ofs_bones.into(), i, BONE_SIZE);
         bones.push(read_bone::<Be>(rec, NAME_SIZE, i, at, ck)?);
     }
 
     let mut meshes = Vec::with_capacity(h.num_meshes as usize);
     for (m, rec) in mesh_bytes.as_chunks::<56>().0.iter().enumerate() {
         let mi = m as u32;
-        let at = h.ofs_meshes as u64 + m as u64 * MESH_SIZE;
+        let at = record_at(h.ofs_meshes.into(), m, MESH_SIZE);
         let mut l = MeshLayout {
             shader: name_field(rec, NAME_SIZE, at, ck, || format!("mesh {m} shader"))?,
             num_verts: u32_at::<Be>(rec, 32),
@@ -174,57 +189,61 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
             ofs_texcoords: u32_at::<Be>(rec, 44),
             ofs_indices: u32_at::<Be>(rec, 48),
             ofs_groupids: u32_at::<Be>(rec, 52),
-            influence_count: 0,
+            vertices: VertexBlock::default(),
         };
+        l.vertices.offset = l.ofs_verts;
+        l.vertices.num_verts = l.num_verts;
         let at_mesh = |e: Error| e.within(format!("mesh {m} (header at byte {at:#x})"));
         let tc =
             table(data, l.ofs_texcoords, l.num_verts, 8, Part::Texcoords(mi)).map_err(at_mesh)?;
         let ix = table(data, l.ofs_indices, l.num_tris, 12, Part::Indices(mi)).map_err(at_mesh)?;
         let gi = table(data, l.ofs_groupids, l.num_tris, 4, Part::GroupIds(mi)).map_err(at_mesh)?;
-        let (vertex_bytes, influence_count) =
-            measure_vertices::<Be>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
-        l.influence_count = influence_count;
+        if measure {
+            l.vertices =
+                measure_vertices::<Be>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
+            // In the order of the dpmodel tool's files, so that the overlap check's sort finds
+            // them sorted.
+            regions.add(l.ofs_verts as u64, l.vertices.len, Part::Vertices(mi));
+        }
         regions.add(l.ofs_texcoords as u64, tc.len() as u64, Part::Texcoords(mi));
         regions.add(l.ofs_indices as u64, ix.len() as u64, Part::Indices(mi));
         regions.add(l.ofs_groupids as u64, gi.len() as u64, Part::GroupIds(mi));
-        regions.add(l.ofs_verts as u64, vertex_bytes, Part::Vertices(mi));
         meshes.push(l);
     }
 
-    let pose_bytes = h.num_bones as u64 * POSE_SIZE;
+    let pose_bytes = table_bytes(h.num_bones.into(), POSE_SIZE)?;
     let mut frames = Vec::with_capacity(h.num_frames as usize);
     for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
-        let at = h.ofs_frames as u64 + f as u64 * FRAME_SIZE;
+        let at = record_at(h.ofs_frames.into(), f, FRAME_SIZE);
         let name = name_field(rec, NAME_SIZE, at, ck, || format!("frame {f}"))?;
-        let mut c = Cursor::<Be>::at(data, at + 32)?;
-        let what = || format!("frame {f} ({name}): bounds");
-        let mins = vec3(&mut c, ck, what)?;
-        let maxs = vec3(&mut c, ck, what)?;
-        let yaw_radius = finite(&mut c, ck, what)?;
-        let radius = finite(&mut c, ck, what)?;
-        let ofs = c.i32()?;
-        if ofs < 0 {
+        let bounds = rec.get(NAME_SIZE..FRAME_OFS_POSES).unwrap_or_default();
+        let extent = read_extent(bounds, record_at(at, NAME_SIZE, 1), ck, || {
+            format!("frame {f} ({name}): bounds")
+        })?;
+        let ofs_at = record_at(at, FRAME_OFS_POSES, 1);
+        let ofs = u32_at::<Be>(rec, FRAME_OFS_POSES) as i32;
+        let Ok(ofs) = u32::try_from(ofs) else {
             return Err(Error::malformed(format!(
                 "frame {f} ({name}): pose offset {ofs} is negative"
             ))
-            .at(at + 64));
-        }
-        span(ofs as u64, pose_bytes, data.len()).within(|| {
+            .at(ofs_at));
+        };
+        span(ofs.into(), pose_bytes, data.len()).within(|| {
             format!(
                 "frame {f} ({name}) poses ({} bones of 48 bytes)",
                 h.num_bones
             )
         })?;
-        regions.add(ofs as u64, pose_bytes, Part::Poses(f as u32));
+        regions.add(ofs.into(), pose_bytes, Part::Poses(f as u32));
         frames.push(FrameLayout {
             frame: Frame {
                 name,
-                mins,
-                maxs,
-                yaw_radius,
-                radius,
+                mins: extent.mins,
+                maxs: extent.maxs,
+                yaw_radius: extent.yaw_radius,
+                radius: extent.radius,
             },
-            ofs_poses: ofs as u64,
+            ofs_poses: ofs,
         });
     }
     Ok(Layout {
@@ -235,24 +254,34 @@ fn read_layout(data: &[u8], h: &Header, ck: &mut Checker) -> Result<Layout> {
     })
 }
 
+/// Every frame's poses, frame-major. A pose with a NaN or an infinity is a problem at its byte;
+/// the identity stands in when validating.
 fn read_poses(
     data: &[u8],
     frames: &[FrameLayout],
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<Vec<Mat3x4>> {
-    let mut poses = Vec::with_capacity(frames.len() * num_bones as usize);
+    let nb = num_bones as usize;
+    // Each frame's poses lie inside the file, apart from every other structure: the
+    // allocation is bounded by the file's size.
+    let mut poses = Vec::with_capacity(frames.len().saturating_mul(nb));
     for (f, fl) in frames.iter().enumerate() {
         let bytes = table(
             data,
-            fl.ofs_poses as u32,
+            fl.ofs_poses,
             num_bones,
             POSE_SIZE,
             Part::Poses(f as u32),
         )?;
-        for (b, rec) in bytes.as_chunks::<48>().0.iter().enumerate() {
-            let mut m = [0.0f32; 12];
-            Be::read_f32_into(rec, &mut m);
+        // A frame at a time, so that its poses are still in the cache when decoded.
+        let start = poses.len();
+        poses.resize(start.saturating_add(nb), [0.0f32; 12]);
+        let out = poses.get_mut(start..).unwrap_or_default();
+        if !decode_words::<Be, f32>(bytes, out.as_flattened_mut()) {
+            continue;
+        }
+        for (b, m) in out.iter_mut().enumerate() {
             if let Some(k) = m.iter().position(|v| !v.is_finite()) {
                 ck.problem(
                     Error::malformed(format!(
@@ -260,52 +289,37 @@ fn read_poses(
                         fl.frame.name,
                         m.get(k).copied().unwrap_or_default()
                     ))
-                    .at(fl.ofs_poses + b as u64 * POSE_SIZE + k as u64 * 4),
+                    .at(record_at(
+                        record_at(fl.ofs_poses.into(), b, POSE_SIZE),
+                        k,
+                        4,
+                    )),
                 )?;
-                m = Mat3x4::IDENTITY.m;
+                *m = Mat3x4::IDENTITY.m;
             }
-            poses.push(Mat3x4 { m });
         }
     }
-    Ok(poses)
+    Ok(poses.into_iter().map(|m| Mat3x4 { m }).collect())
 }
 
 fn read_mesh(
     data: &[u8],
     m: usize,
-    l: &MeshLayout,
+    l: MeshLayout,
+    sound: Option<Vertices>,
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<MeshParts> {
-    let (influence_start, influences) = read_vertices::<Be>(
-        data,
-        l.ofs_verts,
-        l.num_verts,
-        l.influence_count,
-        num_bones,
-        m,
-        ck,
-    )?;
+    let (influence_start, influences) =
+        read_vertices::<Be>(data, &l.vertices, sound, num_bones, m, ck)?;
     let texcoords = read_texcoords::<Be>(data, l.ofs_texcoords, l.num_verts, m, ck)?;
     // DPM's front faces are already counter-clockwise.
     let indices = read_triangles::<Be>(data, l.ofs_indices, l.num_tris, l.num_verts, false, m, ck)?;
-    let gi = table(
-        data,
-        l.ofs_groupids,
-        l.num_tris,
-        4,
-        Part::GroupIds(m as u32),
-    )?;
-    let group_ids = gi
-        .as_chunks::<4>()
-        .0
-        .iter()
-        .map(|w| Be::read_u32(w))
-        .collect();
+    let group_ids = read_words::<Be>(data, l.ofs_groupids, l.num_tris, Part::GroupIds(m as u32))?;
 
     Ok(MeshParts {
         name: Name::empty(),
-        shader: l.shader.clone(),
+        shader: l.shader,
         influence_start,
         influences,
         indices,
@@ -316,32 +330,60 @@ fn read_mesh(
     })
 }
 
-/// Reads a DPM file.
+/// Reads a DPM file (see [`read_guessing_first`]).
 pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    read_guessing_first(ck, |measure, ck| read_as(data, measure, ck))
+}
+
+/// Reads a DPM file with its vertex blocks measured, or guessed (None when a guess fails).
+fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelParts>> {
     let h = read_header(data, ck)?;
     let Layout {
         bones,
-        meshes: layouts,
+        meshes: mut layouts,
         frames: frame_layouts,
-        regions,
-    } = read_layout(data, &h, ck)?;
+        mut regions,
+    } = read_layout(data, &h, measure, ck)?;
+    if !measure {
+        let mut blocks: Vec<_> = layouts.iter_mut().map(|l| &mut l.vertices).collect();
+        if guess_blocks(data.len(), &mut blocks, &mut regions).is_none() {
+            return Ok(None);
+        }
+    }
     regions.check_disjoint()?;
 
-    let influences: u64 = layouts.iter().map(|l| l.influence_count).sum();
-    let verts: u64 = layouts.iter().map(|l| l.num_verts as u64).sum();
-    let tris: u64 = layouts.iter().map(|l| l.num_tris as u64).sum();
-    let static_rest = if h.num_frames == 1 { verts * 24 } else { 0 };
-    let estimate = influences * 32
-        + verts * (4 + 8)
-        + tris * 16
-        + static_rest
-        + h.num_frames as u64 * (h.num_bones as u64 * 48 + 96)
-        + h.num_bones as u64 * 160;
-    ck.reserve(estimate, "the model")?;
+    let influences = total(layouts.iter().map(|l| l.vertices.influences));
+    let verts = total(layouts.iter().map(|l| l.num_verts.into()));
+    let tris = total(layouts.iter().map(|l| l.num_tris.into()));
+    let static_verts = if h.num_frames == 1 { verts } else { 0 };
+    let (num_frames, num_bones) = (u64::from(h.num_frames), u64::from(h.num_bones));
+    ck.reserve_parts(
+        &[
+            (influences, 32),
+            (verts, 4 + 8),
+            (tris, 16),
+            (static_verts, 24),
+            // Two u32s: the product is exact.
+            (num_frames.saturating_mul(num_bones), 48),
+            (num_frames, 96),
+            (num_bones, 160),
+        ],
+        "the model",
+    )?;
 
+    // Guessed blocks are all read before anything is reported about the meshes: a refuted
+    // guess leaves nothing to take back.
+    let mut sound = Vec::new().into_iter();
+    if !measure {
+        let read = |l: &MeshLayout| read_sound_vertices::<Be>(data, &l.vertices, h.num_bones);
+        match layouts.iter().map(read).collect::<Option<Vec<_>>>() {
+            Some(v) => sound = v.into_iter(),
+            None => return Ok(None),
+        }
+    }
     let mut meshes = Vec::with_capacity(layouts.len());
-    for (m, l) in layouts.iter().enumerate() {
-        meshes.push(read_mesh(data, m, l, h.num_bones, ck)?);
+    for (m, l) in layouts.into_iter().enumerate() {
+        meshes.push(read_mesh(data, m, l, sound.next(), h.num_bones, ck)?);
     }
     let poses = read_poses(data, &frame_layouts, h.num_bones, ck)?;
     let frames: Vec<Frame> = frame_layouts.into_iter().map(|f| f.frame).collect();
@@ -356,7 +398,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             looping: true,
         })
         .collect();
-    Ok(ModelParts {
+    Ok(Some(ModelParts {
         format: Format::Dpm,
         bones,
         frames,
@@ -369,7 +411,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         unbound: None,
         warnings: Vec::new(),
         ..ModelParts::new(Format::Dpm)
-    })
+    }))
 }
 
 fn to_u32(v: usize, what: &str) -> Result<u32> {
@@ -384,9 +426,11 @@ fn computed_extent(model: &Model) -> Extent {
     let mut yaw_radius = 0.0f32;
     let mut radius = 0.0f32;
     for f in model.frames() {
-        for a in 0..3 {
-            mins[a] = mins[a].min(f.mins[a]);
-            maxs[a] = maxs[a].max(f.maxs[a]);
+        for (m, v) in mins.iter_mut().zip(f.mins) {
+            *m = m.min(v);
+        }
+        for (m, v) in maxs.iter_mut().zip(f.maxs) {
+            *m = m.max(v);
         }
         yaw_radius = yaw_radius.max(f.yaw_radius);
         radius = radius.max(f.radius);
@@ -415,23 +459,23 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
             "a DPM needs at least one bone and one frame",
         ));
     }
-    let nb = bones.len() as u64;
+    // Sizes saturate while planning; the file size check below refuses any that did.
+    let frame_poses = records_len(bones.len(), POSE_SIZE);
     let ofs_bones = HEADER_SIZE;
-    let ofs_meshes = ofs_bones + nb * BONE_SIZE;
-    let ofs_frames = ofs_meshes + meshes.len() as u64 * MESH_SIZE;
-    let mut pos = ofs_frames + frames.len() as u64 * FRAME_SIZE;
+    let ofs_meshes = ofs_bones.saturating_add(records_len(bones.len(), BONE_SIZE));
+    let ofs_frames = ofs_meshes.saturating_add(records_len(meshes.len(), MESH_SIZE));
+    let mut pos = ofs_frames.saturating_add(records_len(frames.len(), FRAME_SIZE));
     let mut mesh_offsets = Vec::with_capacity(meshes.len());
     for mesh in meshes {
         let verts = pos;
-        let vbytes = vertex_bytes(mesh);
-        let texcoords = verts + vbytes;
-        let indices = texcoords + mesh.vertex_count() as u64 * 8;
-        let groupids = indices + mesh.triangle_count() as u64 * 12;
-        pos = groupids + mesh.triangle_count() as u64 * 4;
+        let texcoords = verts.saturating_add(vertex_bytes(mesh));
+        let indices = texcoords.saturating_add(records_len(mesh.vertex_count(), 8));
+        let groupids = indices.saturating_add(records_len(mesh.triangle_count(), 12));
+        pos = groupids.saturating_add(records_len(mesh.triangle_count(), 4));
         mesh_offsets.push([verts, texcoords, indices, groupids]);
     }
     let ofs_poses = pos;
-    let filesize = ofs_poses + frames.len() as u64 * nb * POSE_SIZE;
+    let filesize = ofs_poses.saturating_add(frame_poses.saturating_mul(frames.len() as u64));
     let filesize = to_u32(usize::try_from(filesize).unwrap_or(usize::MAX), "file size")?;
 
     let extent = model
@@ -480,7 +524,7 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
         put_f32::<Be>(&mut out, frame.yaw_radius);
         put_f32::<Be>(&mut out, frame.radius);
         // The pose offset is the one signed field of the format.
-        let at = ofs_poses + f as u64 * nb * POSE_SIZE;
+        let at = ofs_poses.saturating_add(frame_poses.saturating_mul(f as u64));
         let at = i32::try_from(at).map_err(|_| {
             Error::limit(format!(
                 "frame {f}: pose offset {at} does not fit DPM's signed 32-bit field"
@@ -495,14 +539,14 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
                 .iter()
                 .flatten()
                 .for_each(|v| put_f32::<Be>(&mut out, *v)),
-            None => out.resize(out.len() + mesh.vertex_count() * 8, 0),
+            None => put_zeros(&mut out, mesh.vertex_count().saturating_mul(8)),
         }
         mesh.indices()
             .iter()
             .for_each(|&i| put_u32::<Be>(&mut out, i));
         match mesh.group_ids() {
             Some(g) => g.iter().for_each(|&i| put_u32::<Be>(&mut out, i)),
-            None => out.resize(out.len() + mesh.triangle_count() * 4, 0),
+            None => put_zeros(&mut out, mesh.triangle_count().saturating_mul(4)),
         }
     }
     for f in 0..frames.len() {

@@ -1,5 +1,12 @@
 //! Format detection and the loaders, one module per format; each turns bytes into [`ModelParts`].
 
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
 mod binary;
 pub mod cfp;
 pub mod cmx;
@@ -207,7 +214,7 @@ impl Checker {
         if self.problems.len() < MAX_PROBLEMS {
             self.problems.push(e);
         } else {
-            self.dropped_problems += 1;
+            self.dropped_problems = self.dropped_problems.saturating_add(1);
         }
         Ok(())
     }
@@ -237,6 +244,48 @@ impl Checker {
             Ok(())
         }
     }
+
+    /// What has been reported so far, for [`Checker::rewind`].
+    pub fn mark(&self) -> CheckMark {
+        CheckMark {
+            problems: self.problems.len(),
+            dropped_problems: self.dropped_problems,
+            warnings: self.warnings.len(),
+        }
+    }
+
+    /// Forgets what was reported since `mark`: for a loader that reads a file again another
+    /// way, so that what it finds is reported once.
+    pub fn rewind(&mut self, mark: CheckMark) {
+        self.problems.truncate(mark.problems);
+        self.dropped_problems = mark.dropped_problems;
+        self.warnings.truncate(mark.warnings);
+    }
+
+    /// [`Checker::reserve`] for a model made of `(count, bytes each)` parts.
+    pub fn reserve_parts(&self, parts: &[(u64, u64)], what: &str) -> Result<()> {
+        self.reserve(
+            total(
+                parts
+                    .iter()
+                    .map(|&(count, size)| count.saturating_mul(size)),
+            ),
+            what,
+        )
+    }
+}
+
+/// See [`Checker::mark`].
+pub(crate) struct CheckMark {
+    problems: usize,
+    dropped_problems: usize,
+    warnings: usize,
+}
+
+/// The sum of sizes or counts, saturating: a total past u64 is past every memory limit too, so
+/// the limit check still refuses it.
+pub(crate) fn total(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
 }
 
 /// Heap a load will need so far, checked against the caller's limit as it grows (text formats,

@@ -109,13 +109,18 @@ impl Place {
         }
     }
 
-    /// The field at byte `field` of record `i` (in an SKN, the record's line).
+    /// The field at byte `field` of record `i` (in an SKN, the record's line). Records lie in
+    /// the data: the sums, saturating only as a guard, stay far from u64's end.
     fn at(self, i: usize, field: u64) -> Loc {
         let i = i as u64;
         if self.text {
-            Loc::Line(u32::try_from(self.start + i).unwrap_or(u32::MAX))
+            Loc::Line(u32::try_from(self.start.saturating_add(i)).unwrap_or(u32::MAX))
         } else {
-            Loc::Byte(self.start + i * self.stride + field)
+            Loc::Byte(
+                self.start
+                    .saturating_add(i.saturating_mul(self.stride))
+                    .saturating_add(field),
+            )
         }
     }
 }
@@ -223,7 +228,7 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ck,
         |t, n, line| ints::<3>(line, n, || format!("face {t}"), "three vertex indices"),
     )?;
-    let faces_at = Place::lines(n + 1);
+    let faces_at = Place::lines(n.saturating_add(1));
 
     let layout = "bone, first real vertex, real vertex count, first blend, blend count";
     let (bindings, bindings_count_line) = lines.section(
@@ -243,7 +248,7 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             })
         },
     )?;
-    let bindings_at = Place::lines(bindings_count_line + 1);
+    let bindings_at = Place::lines(bindings_count_line.saturating_add(1));
 
     let (uvs, n) = lines.section(
         ("uvs", "uv", MIN_UV_LINE),
@@ -252,7 +257,7 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ck,
         |v, n, line| floats::<2>(line, n, || format!("uv {v}"), "u, v"),
     )?;
-    let uvs_at = Place::lines(n + 1);
+    let uvs_at = Place::lines(n.saturating_add(1));
 
     let (blends, n) = lines.section(
         ("blends", "blend", MIN_BLEND_LINE),
@@ -265,10 +270,10 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             Ok((target, weight))
         },
     )?;
-    let blends_at = Place::lines(n + 1);
+    let blends_at = Place::lines(n.saturating_add(1));
 
     let (count, n) = lines.count("vectors", MIN_VECTOR_LINE)?;
-    let expected = uvs.len() as u64 + blends.len() as u64;
+    let expected = (uvs.len() as u64).saturating_add(blends.len() as u64);
     if count as u64 != expected {
         return Err(Error::malformed(format!(
             "the vector count is {count}, not the uv count {} plus the blend count {} \
@@ -281,7 +286,7 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     budget
         .add(ck, count.into(), COST_VECTOR)
         .map_err(|e| Loc::Line(n).mark(e))?;
-    let vectors_at = Place::lines(n + 1);
+    let vectors_at = Place::lines(n.saturating_add(1));
     let mut vectors = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
         let what = || format!("vector {i}");
@@ -344,7 +349,7 @@ fn pascal(c: &mut Cursor<'_, Le>, what: &str, ck: &mut Checker) -> Result<(Name,
 fn bmf_count(c: &mut Cursor<'_, Le>, what: &str, size: u64) -> Result<(u32, u64)> {
     let at = c.pos();
     let count = c.u32().within(|| format!("the {what} count"))?;
-    c.require(count as u64 * size)
+    c.require(u64::from(count).saturating_mul(size))
         .within(|| format!("{count} {what} of {size} bytes (count at byte {at:#x})"))?;
     Ok((count, at))
 }
@@ -352,7 +357,7 @@ fn bmf_count(c: &mut Cursor<'_, Le>, what: &str, size: u64) -> Result<(u32, u64)
 /// The bytes of `count` records of `size` bytes (checked by [`bmf_count`]) and where they start.
 fn bmf_table<'a>(c: &mut Cursor<'a, Le>, count: u32, size: u64) -> Result<(&'a [u8], Place)> {
     let start = c.pos();
-    let bytes = c.bytes((count as u64 * size) as usize)?;
+    let bytes = c.records(count.into(), size)?;
     Ok((bytes, Place::bytes(start, size)))
 }
 
@@ -441,7 +446,7 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
     let count_at = c.pos();
     let count = c.u32().within(|| "the vector count")?;
-    let expected = uvs.len() as u64 + blends.len() as u64;
+    let expected = (uvs.len() as u64).saturating_add(blends.len() as u64);
     if count as u64 != expected {
         return Err(Error::malformed(format!(
             "the vector count is {count}, not the uv count {} plus the blend count {} \
@@ -451,7 +456,7 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ))
         .at(count_at));
     }
-    c.require(count as u64 * VECTOR_SIZE)
+    c.require(u64::from(count).saturating_mul(VECTOR_SIZE))
         .within(|| format!("{count} vectors of {VECTOR_SIZE} bytes"))?;
     budget
         .add(ck, count.into(), COST_VECTOR)
@@ -469,7 +474,7 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ck.problem(
             Error::malformed(format!(
                 "{} bytes after the last vector (the mesh ends with its vectors)",
-                data.len() as u64 - end
+                (data.len() as u64).saturating_sub(end)
             ))
             .at(end),
         )?;
@@ -539,7 +544,7 @@ fn cover(
         if *o == NONE {
             *o = j as u32;
         } else if clash.is_none() {
-            clash = Some((start + i, *o));
+            clash = Some((start.saturating_add(i), *o));
         }
     }
     if let Some((v, other)) = clash {
@@ -573,10 +578,12 @@ fn finite<const N: usize>(
 ) -> Result<()> {
     if let Some(j) = values.iter().position(|v| !v.is_finite()) {
         let v = values.get(j).copied().unwrap_or_default();
-        ck.problem(at(j as u64 * 4).mark(Error::malformed(format!(
-            "{}: {v} is not a finite number",
-            what()
-        ))))?;
+        ck.problem(
+            at((j as u64).saturating_mul(4)).mark(Error::malformed(format!(
+                "{}: {v} is not a finite number",
+                what()
+            ))),
+        )?;
         *values = [0.0; N];
     }
     Ok(())
@@ -647,16 +654,18 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
             .unwrap_or(0)
     };
 
-    let mut indices = Vec::with_capacity(faces.len() * 3);
+    let mut indices = Vec::with_capacity(faces.len().saturating_mul(3));
     for (t, face) in faces.iter().enumerate() {
         for (i, &corner) in (0u64..).zip(face) {
             match u32::try_from(corner) {
                 Ok(v) if (v as usize) < real => indices.push(v),
                 _ => {
-                    ck.problem(faces_at.at(t, i * 4).mark(Error::malformed(format!(
-                        "face {t} corner {i}: vertex {corner} out of range (the mesh has \
+                    ck.problem(faces_at.at(t, i.saturating_mul(4)).mark(Error::malformed(
+                        format!(
+                            "face {t} corner {i}: vertex {corner} out of range (the mesh has \
                          {real} real vertices)"
-                    ))))?;
+                        ),
+                    )))?;
                     indices.push(0);
                 }
             }
@@ -698,7 +707,7 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
         match slot {
             Some(slot) => {
                 if *slot != NONE {
-                    repeats += 1;
+                    repeats = repeats.saturating_add(1);
                     first_repeat.get_or_insert((target, *slot, k));
                 }
                 *slot = k as u32;
@@ -721,8 +730,8 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
     drop(blends);
 
     let blended = blend_of.iter().filter(|&&k| k != NONE).count();
-    let mut influence_start = Vec::with_capacity(real + 1);
-    let mut influences = Vec::with_capacity(real + blended);
+    let mut influence_start = Vec::with_capacity(real.saturating_add(1));
+    let mut influences = Vec::with_capacity(real.saturating_add(blended));
     influence_start.push(0u32);
     for (v, (&owner, &k)) in real_owner.iter().zip(&blend_of).enumerate() {
         let [px, py, pz, nx, ny, nz] = vectors.get(v).copied().unwrap_or_default();
@@ -738,8 +747,12 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
             let raw = weights.get(k as usize).copied().unwrap_or_default();
             // Both are exact: a multiple of 2^-15 in 0..=1 fits an f32.
             let w = raw as f32 / WEIGHT_ONE as f32;
-            let keep = (WEIGHT_ONE - raw) as f32 / WEIGHT_ONE as f32;
-            let [qx, qy, qz, ..] = vectors.get(real + k as usize).copied().unwrap_or_default();
+            // The weights were checked (or clamped) to 0..=WEIGHT_ONE.
+            let keep = WEIGHT_ONE.saturating_sub(raw) as f32 / WEIGHT_ONE as f32;
+            let [qx, qy, qz, ..] = vectors
+                .get(real.saturating_add(k as usize))
+                .copied()
+                .unwrap_or_default();
             influences.push(Influence {
                 origin: [keep * px, keep * py, keep * pz],
                 weight: keep,
@@ -899,7 +912,8 @@ fn plan(model: &Model) -> Result<Plan<'_>> {
                     )));
                 }
                 let raw = (w * WEIGHT_ONE as f32).round() as u32;
-                let keep = (WEIGHT_ONE - raw) as f32 / WEIGHT_ONE as f32;
+                // w is from 0 to 1, checked above.
+                let keep = WEIGHT_ONE.saturating_sub(raw) as f32 / WEIGHT_ONE as f32;
                 let pulled = raw as f32 / WEIGHT_ONE as f32;
                 for (i, factor) in [(a, keep), (b, pulled)] {
                     if factor == 0.0 && i.origin != [0.0; 3] {
@@ -941,10 +955,10 @@ fn plan(model: &Model) -> Result<Plan<'_>> {
                 return Err(Error::unsupported(format!(
                     "the vertices of bone {name:?} are not contiguous (vertices {first}..{} and \
                      then vertex {v}): a Sims mesh binds one run of vertices to each bone",
-                    *first + *count
+                    first.saturating_add(*count)
                 )));
             }
-            Some((_, count)) => *count += 1,
+            Some((_, count)) => *count = count.saturating_add(1),
             None => *run = Some((v, 1)),
         }
         previous = bone;
@@ -966,7 +980,7 @@ fn plan(model: &Model) -> Result<Plan<'_>> {
     for (k, p) in pulls.iter().enumerate() {
         if let Some(run) = blend_runs.get_mut(p.0 as usize) {
             match run {
-                Some((_, count)) => *count += 1,
+                Some((_, count)) => *count = count.saturating_add(1),
                 None => *run = Some((k, 1)),
             }
         }
@@ -1078,7 +1092,7 @@ fn put_line(out: &mut Vec<u8>, s: &str) {
 pub fn write_skn(model: &Model) -> Result<Vec<u8>> {
     let plan = plan(model)?;
     let mesh = plan.mesh;
-    let mut out = Vec::with_capacity(64 + plan.vectors.len() * 64);
+    let mut out = Vec::with_capacity(plan.vectors.len().saturating_mul(64).saturating_add(64));
     text_line(&mut out, mesh.name(), || "the skin name".into())?;
     if mesh.shader().is_empty() {
         put_line(&mut out, "x");
@@ -1150,8 +1164,19 @@ pub fn write_bmf(model: &Model) -> Result<Vec<u8>> {
     let plan = plan(model)?;
     let mesh = plan.mesh;
     let vc = mesh.vertex_count();
+    // A capacity only: sizes of what the model holds, saturating as a guard.
     let mut out = Vec::with_capacity(
-        64 + plan.bones.len() * 16 + mesh.indices().len() * 4 + vc * 8 + plan.vectors.len() * 24,
+        [
+            (1, 64),
+            (plan.bones.len(), 16),
+            (mesh.indices().len(), 4),
+            (vc, 8),
+            (plan.vectors.len(), 24),
+        ]
+        .iter()
+        .fold(0usize, |sum, &(n, size)| {
+            sum.saturating_add(n.saturating_mul(size))
+        }),
     );
     put_pascal(&mut out, mesh.name(), || "the skin name".into())?;
     let texture = if mesh.shader().is_empty() {
@@ -1199,6 +1224,7 @@ pub fn write_bmf(model: &Model) -> Result<Vec<u8>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

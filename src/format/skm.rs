@@ -17,13 +17,15 @@
 use byteorder::{ByteOrder, LittleEndian};
 use glam::Quat;
 
-use crate::cursor::{Cursor, span, u32_at};
+use crate::cursor::{Cursor, field_at, record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
-    Part, Regions, measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices,
-    read_bone, read_texcoords, read_triangles, read_vertices, table, vertex_bytes,
+    Part, Regions, VertexBlock, Vertices, decode_table, guess_blocks, measure_vertices, name_field,
+    put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone, read_guessing_first,
+    read_sound_vertices, read_texcoords, read_triangles, read_vertices, records_len, table,
+    vertex_bytes,
 };
-use crate::format::{Checker, Format};
+use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
 use crate::model::{Animation, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
 
@@ -137,7 +139,7 @@ pub(crate) fn looks_like_skp(data: &[u8]) -> bool {
     let fits = |ofs: u64, count: u64, size: u64| {
         ofs >= SKP_HEADER_SIZE
             && ofs
-                .checked_add(count * size)
+                .checked_add(count.saturating_mul(size))
                 .is_some_and(|end| end <= data.len() as u64)
     };
     fits(word(20), word(12), BONE_SIZE) && fits(word(24), word(16), FRAME_SIZE)
@@ -177,7 +179,9 @@ fn read_poses(
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<Vec<Mat3x4>> {
-    let mut poses = Vec::with_capacity(frames.len() * num_bones as usize);
+    // Each frame's poses lie inside the file, apart from every other structure: the
+    // allocation is bounded by the file's size.
+    let mut poses = Vec::with_capacity(frames.len().saturating_mul(num_bones as usize));
     let mut off_unit = QuatReport::default();
     for (f, fl) in frames.iter().enumerate() {
         let bytes = table(
@@ -187,18 +191,17 @@ fn read_poses(
             POSE_SIZE,
             Part::Poses(f as u32),
         )?;
-        for (b, rec) in bytes.as_chunks::<28>().0.iter().enumerate() {
-            let at = fl.ofs_poses as u64 + b as u64 * POSE_SIZE;
-            let mut v = [0.0f32; 7];
-            Le::read_f32_into(rec, &mut v);
-            if let Some(k) = v.iter().position(|x| !x.is_finite()) {
+        let (values, nonfinite) = decode_table::<Le, f32, 7>(bytes, num_bones);
+        for (b, mut v) in values.into_iter().enumerate() {
+            let at = record_at(fl.ofs_poses.into(), b, POSE_SIZE);
+            if let Some(k) = v.iter().position(|x| !x.is_finite()).filter(|_| nonfinite) {
                 ck.problem(
                     Error::malformed(format!(
                         "frame {f} ({}) bone {b}: pose element {k} is {}, not a finite number",
                         fl.name,
                         v.get(k).copied().unwrap_or_default()
                     ))
-                    .at(at + k as u64 * 4),
+                    .at(record_at(at, k, 4)),
                 )?;
                 v = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
             }
@@ -217,7 +220,7 @@ fn read_poses(
                 Some((q, len)) => {
                     let off = (len - 1.0).abs();
                     if off > QUAT_UNIT {
-                        off_unit.count += 1;
+                        off_unit.count = off_unit.count.saturating_add(1);
                         if off_unit
                             .worst
                             .is_none_or(|(_, _, l, _)| off > (l - 1.0).abs())
@@ -264,7 +267,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ck,
         num_frames,
         MAX_FRAMES,
-        counts_at + 4,
+        field_at(counts_at, 4),
         "header: frame count",
         Some("frame 0 is the bind pose"),
     )?;
@@ -279,14 +282,14 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     // The tables are inside the file, so these counts are bounded by its size.
     let mut bones = Vec::with_capacity(num_bones as usize);
     for (i, rec) in bone_bytes.as_chunks::<72>().0.iter().enumerate() {
-        let at = ofs_bones as u64 + i as u64 * BONE_SIZE;
+        let at = record_at(ofs_bones.into(), i, BONE_SIZE);
         bones.push(read_bone::<Le>(rec, NAME_SIZE, i, at, ck)?);
     }
 
-    let pose_bytes = num_bones as u64 * POSE_SIZE;
+    let pose_bytes = table_bytes(num_bones.into(), POSE_SIZE)?;
     let mut frames = Vec::with_capacity(num_frames as usize);
     for (f, rec) in frame_bytes.as_chunks::<68>().0.iter().enumerate() {
-        let at = ofs_frames as u64 + f as u64 * FRAME_SIZE;
+        let at = record_at(ofs_frames.into(), f, FRAME_SIZE);
         let name = name_field(rec, NAME_SIZE, at, ck, || format!("frame {f}"))?;
         let ofs_poses = u32_at::<Le>(rec, 64);
         span(ofs_poses as u64, pose_bytes, data.len()).within(|| {
@@ -297,8 +300,16 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     }
     regions.check_disjoint()?;
 
-    let estimate = num_frames as u64 * (num_bones as u64 * 48 + 160) + num_bones as u64 * 160;
-    ck.reserve(estimate, "the skeleton")?;
+    let (frames_count, bones_count) = (u64::from(num_frames), u64::from(num_bones));
+    ck.reserve_parts(
+        &[
+            // Two u32s: the product is exact.
+            (frames_count.saturating_mul(bones_count), 48),
+            (frames_count, 160),
+            (bones_count, 160),
+        ],
+        "the skeleton",
+    )?;
 
     let poses = read_poses(data, &frames, num_bones, ck)?;
     let frames: Vec<Frame> = frames
@@ -344,16 +355,16 @@ struct MeshLayout {
     ofs_texcoords: u32,
     ofs_indices: u32,
     ofs_references: u32,
-    influence_count: u64,
+    vertices: VertexBlock,
 }
 
 /// Pass one over a mesh header: its names, counts and the regions of its data, without
-/// allocating for the contents.
+/// allocating for the contents. Without `measure`, the vertex block holds only its offset and
+/// vertex count, for [`guess_blocks`].
 fn read_mesh_layout(
     data: &[u8],
-    m: usize,
-    rec: &[u8],
-    at: u64,
+    (m, rec, at): (usize, &[u8], u64),
+    measure: bool,
     regions: &mut Regions,
     ck: &mut Checker,
 ) -> Result<MeshLayout> {
@@ -363,7 +374,7 @@ fn read_mesh_layout(
         name: name_field(
             rec.get(64..).unwrap_or_default(),
             NAME_SIZE,
-            at + 64,
+            field_at(at, 64),
             ck,
             || format!("mesh {m} name"),
         )?,
@@ -374,14 +385,16 @@ fn read_mesh_layout(
         ofs_texcoords: u32_at::<Le>(rec, 144),
         ofs_indices: u32_at::<Le>(rec, 148),
         ofs_references: u32_at::<Le>(rec, 152),
-        influence_count: 0,
+        vertices: VertexBlock::default(),
     };
+    l.vertices.offset = l.ofs_verts;
+    l.vertices.num_verts = l.num_verts;
     let what = |field: &str| format!("mesh {m}: {field}");
     check_count(
         ck,
         l.num_verts,
         MAX_VERTS,
-        at + 128,
+        field_at(at, 128),
         &what("vertex count"),
         None,
     )?;
@@ -389,7 +402,7 @@ fn read_mesh_layout(
         ck,
         l.num_tris,
         MAX_TRIS,
-        at + 132,
+        field_at(at, 132),
         &what("triangle count"),
         None,
     )?;
@@ -397,7 +410,7 @@ fn read_mesh_layout(
         ck,
         l.num_references,
         MAX_BONES,
-        at + 136,
+        field_at(at, 136),
         &what("reference count"),
         None,
     )?;
@@ -413,9 +426,10 @@ fn read_mesh_layout(
         Part::References(mi),
     )
     .map_err(at_mesh)?;
-    let (vertex_bytes, influence_count) =
-        measure_vertices::<Le>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
-    l.influence_count = influence_count;
+    if measure {
+        l.vertices = measure_vertices::<Le>(data, l.ofs_verts, l.num_verts, m).map_err(at_mesh)?;
+        regions.add(l.ofs_verts as u64, l.vertices.len, Part::Vertices(mi));
+    }
     regions.add(l.ofs_texcoords as u64, tc.len() as u64, Part::Texcoords(mi));
     regions.add(l.ofs_indices as u64, ix.len() as u64, Part::Indices(mi));
     regions.add(
@@ -423,26 +437,19 @@ fn read_mesh_layout(
         rf.len() as u64,
         Part::References(mi),
     );
-    regions.add(l.ofs_verts as u64, vertex_bytes, Part::Vertices(mi));
     Ok(l)
 }
 
 fn read_mesh(
     data: &[u8],
     m: usize,
-    l: &MeshLayout,
+    l: MeshLayout,
+    sound: Option<Vertices>,
     num_bones: u32,
     ck: &mut Checker,
 ) -> Result<MeshParts> {
-    let (influence_start, influences) = read_vertices::<Le>(
-        data,
-        l.ofs_verts,
-        l.num_verts,
-        l.influence_count,
-        num_bones,
-        m,
-        ck,
-    )?;
+    let (influence_start, influences) =
+        read_vertices::<Le>(data, &l.vertices, sound, num_bones, m, ck)?;
     let texcoords = read_texcoords::<Le>(data, l.ofs_texcoords, l.num_verts, m, ck)?;
     // The file's front faces are clockwise; ossa's are counter-clockwise.
     let indices = read_triangles::<Le>(data, l.ofs_indices, l.num_tris, l.num_verts, true, m, ck)?;
@@ -462,7 +469,7 @@ fn read_mesh(
                 Error::malformed(format!(
                     "mesh {m} reference {r}: bone {bone} out of range (model has {num_bones} bones)"
                 ))
-                .at(l.ofs_references as u64 + r as u64 * 4),
+                .at(record_at(l.ofs_references.into(), r, 4)),
             )?;
             bone = 0;
         }
@@ -470,8 +477,8 @@ fn read_mesh(
     }
 
     Ok(MeshParts {
-        name: l.name.clone(),
-        shader: l.shader.clone(),
+        name: l.name,
+        shader: l.shader,
         influence_start,
         influences,
         indices,
@@ -482,8 +489,14 @@ fn read_mesh(
     })
 }
 
-/// Reads an SKM: meshes that wait for their skeleton (an SKP) by bone index.
+/// Reads an SKM: meshes that wait for their skeleton (an SKP) by bone index (see
+/// [`read_guessing_first`]).
 pub(crate) fn read_skm(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    read_guessing_first(ck, |measure, ck| read_skm_as(data, measure, ck))
+}
+
+/// Reads an SKM with its vertex blocks measured, or guessed (None when a guess fails).
+fn read_skm_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelParts>> {
     let mut c = read_header_start(data, SKM_HEADER_SIZE, ck)?;
     let counts_at = c.pos();
     let num_bones = c.u32()?;
@@ -501,7 +514,7 @@ pub(crate) fn read_skm(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         ck,
         num_meshes,
         MAX_MESHES,
-        counts_at + 4,
+        field_at(counts_at, 4),
         "header: mesh count",
         Some("an SKM holds at least one mesh"),
     )?;
@@ -512,27 +525,52 @@ pub(crate) fn read_skm(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     regions.add(ofs_meshes as u64, mesh_bytes.len() as u64, Part::Meshes);
     let mut layouts = Vec::with_capacity(num_meshes as usize);
     for (m, rec) in mesh_bytes.as_chunks::<156>().0.iter().enumerate() {
-        let at = ofs_meshes as u64 + m as u64 * MESH_SIZE;
-        layouts.push(read_mesh_layout(data, m, rec, at, &mut regions, ck)?);
+        let at = record_at(ofs_meshes.into(), m, MESH_SIZE);
+        layouts.push(read_mesh_layout(
+            data,
+            (m, rec, at),
+            measure,
+            &mut regions,
+            ck,
+        )?);
+    }
+    if !measure {
+        let mut blocks: Vec<_> = layouts.iter_mut().map(|l| &mut l.vertices).collect();
+        if guess_blocks(data.len(), &mut blocks, &mut regions).is_none() {
+            return Ok(None);
+        }
     }
     regions.check_disjoint()?;
 
-    let influences: u64 = layouts.iter().map(|l| l.influence_count).sum();
-    let verts: u64 = layouts.iter().map(|l| l.num_verts as u64).sum();
-    let tris: u64 = layouts.iter().map(|l| l.num_tris as u64).sum();
-    let refs: u64 = layouts.iter().map(|l| l.num_references as u64).sum();
-    let estimate =
-        influences * 32 + verts * (4 + 8) + tris * 12 + refs * 4 + num_meshes as u64 * 256;
-    ck.reserve(estimate, "the model")?;
+    ck.reserve_parts(
+        &[
+            (total(layouts.iter().map(|l| l.vertices.influences)), 32),
+            (total(layouts.iter().map(|l| l.num_verts.into())), 4 + 8),
+            (total(layouts.iter().map(|l| l.num_tris.into())), 12),
+            (total(layouts.iter().map(|l| l.num_references.into())), 4),
+            (num_meshes.into(), 256),
+        ],
+        "the model",
+    )?;
 
+    // Guessed blocks are all read before anything is reported about the meshes: a refuted
+    // guess leaves nothing to take back.
+    let mut sound = Vec::new().into_iter();
+    if !measure {
+        let read = |l: &MeshLayout| read_sound_vertices::<Le>(data, &l.vertices, num_bones);
+        match layouts.iter().map(read).collect::<Option<Vec<_>>>() {
+            Some(v) => sound = v.into_iter(),
+            None => return Ok(None),
+        }
+    }
     let mut meshes = Vec::with_capacity(layouts.len());
-    for (m, l) in layouts.iter().enumerate() {
-        meshes.push(read_mesh(data, m, l, num_bones, ck)?);
+    for (m, l) in layouts.into_iter().enumerate() {
+        meshes.push(read_mesh(data, m, l, sound.next(), num_bones, ck)?);
     }
     let mut parts = ModelParts::new(Format::Skm);
     parts.meshes = meshes;
     parts.unbound = Some(BoneSlots::ByIndex(num_bones));
-    Ok(parts)
+    Ok(Some(parts))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -600,7 +638,8 @@ pub fn write_skm(model: &Model) -> Result<Vec<u8>> {
         references: Vec<u32>,
         offsets: [u64; 4],
     }
-    let mut pos = SKM_HEADER_SIZE + num_meshes as u64 * MESH_SIZE;
+    // Sizes saturate while planning; the file size check below refuses any that did.
+    let mut pos = SKM_HEADER_SIZE.saturating_add(records_len(meshes.len(), MESH_SIZE));
     let mut planned = Vec::with_capacity(meshes.len());
     for (m, mesh) in meshes.iter().enumerate() {
         let verts = limited(mesh.vertex_count(), MAX_VERTS, || {
@@ -620,10 +659,10 @@ pub fn write_skm(model: &Model) -> Result<Vec<u8>> {
         }
         let ofs_verts = pos;
         let vbytes = vertex_bytes(mesh);
-        let ofs_texcoords = ofs_verts + vbytes;
-        let ofs_indices = ofs_texcoords + verts as u64 * 8;
-        let ofs_references = ofs_indices + tris as u64 * 12;
-        pos = ofs_references + references.len() as u64 * 4;
+        let ofs_texcoords = ofs_verts.saturating_add(vbytes);
+        let ofs_indices = ofs_texcoords.saturating_add(records_len(verts as usize, 8));
+        let ofs_references = ofs_indices.saturating_add(records_len(tris as usize, 12));
+        pos = ofs_references.saturating_add(records_len(references.len(), 4));
         planned.push(Planned {
             verts,
             tris,
@@ -662,7 +701,7 @@ pub fn write_skm(model: &Model) -> Result<Vec<u8>> {
                 .iter()
                 .flatten()
                 .for_each(|&v| put_f32::<Le>(&mut out, v)),
-            None => out.resize(out.len() + mesh.vertex_count() * 8, 0),
+            None => put_zeros(&mut out, mesh.vertex_count().saturating_mul(8)),
         }
         // Back to the file's clockwise front faces.
         for tri in mesh.indices().as_chunks::<3>().0 {
@@ -764,7 +803,12 @@ fn next_float(v: f32, step: i8) -> f32 {
     // Away from zero grows the bit pattern, whatever the sign.
     let away = (step > 0) == (v > 0.0);
     let bits = v.to_bits();
-    f32::from_bits(if away { bits + 1 } else { bits - 1 })
+    // `v` is finite and not zero: the step stays within the u32 patterns (to infinity at most).
+    f32::from_bits(if away {
+        bits.wrapping_add(1)
+    } else {
+        bits.wrapping_sub(1)
+    })
 }
 
 /// Writes a model's skeleton and frames as SKP, in the order the Warsow tools do: header,
@@ -786,10 +830,13 @@ pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
     let num_bones = limited(bones.len(), MAX_BONES, || "bone count".to_owned())?;
     let num_frames = limited(frames.len(), MAX_FRAMES, || "frame count".to_owned())?;
     let ofs_bones = SKP_HEADER_SIZE;
-    let ofs_frames = ofs_bones + num_bones as u64 * BONE_SIZE;
-    let ofs_poses = ofs_frames + num_frames as u64 * FRAME_SIZE;
-    let frame_bytes = num_bones as u64 * POSE_SIZE;
-    let filesize = file_size(ofs_poses + num_frames as u64 * frame_bytes)?;
+    // Counts within the format's limits: these sizes are far from overflowing, and
+    // saturating keeps the file size check the one that refuses.
+    let ofs_frames = ofs_bones.saturating_add(records_len(num_bones as usize, BONE_SIZE));
+    let ofs_poses = ofs_frames.saturating_add(records_len(num_frames as usize, FRAME_SIZE));
+    let frame_bytes = records_len(num_bones as usize, POSE_SIZE);
+    let filesize =
+        file_size(ofs_poses.saturating_add(frame_bytes.saturating_mul(num_frames.into())))?;
 
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
@@ -810,7 +857,11 @@ pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
         put_name(&mut out, &frame.name, NAME_SIZE, NAME_SIZE - 1, || {
             format!("frame {f}")
         })?;
-        put_u32::<Le>(&mut out, (ofs_poses + f as u64 * frame_bytes) as u32);
+        // Below the file size, which fits u32.
+        put_u32::<Le>(
+            &mut out,
+            ofs_poses.saturating_add(frame_bytes.saturating_mul(f as u64)) as u32,
+        );
     }
     for (f, frame) in frames.iter().enumerate() {
         let poses = model.skeleton().frame_poses(f).unwrap_or_default();

@@ -133,6 +133,9 @@ impl Skill {
     }
 }
 
+/// What one decoded CFP value costs in memory: as a stream, then in its group.
+const BYTES_PER_VALUE: u64 = 2 * std::mem::size_of::<f32>() as u64;
+
 fn sample(
     skeleton: &Model,
     s: &Skill,
@@ -170,9 +173,7 @@ fn sample(
     // The CFP's values are decoded whole, as a stream and then by group, before any frame is
     // made; they count too, since a skill may declare far more values than its motions read
     // (a few bytes of repeat codes give them).
-    let value_bytes = s
-        .value_count()
-        .saturating_mul(2 * std::mem::size_of::<f32>() as u64);
+    let value_bytes = s.value_count().saturating_mul(BYTES_PER_VALUE);
     let need = pose_bytes.saturating_add(value_bytes);
     if need > max_bytes {
         return Err(Error::limit(format!(
@@ -195,7 +196,8 @@ fn sample(
         })
     };
 
-    let mut poses = Vec::with_capacity(frame_count * nb);
+    // A capacity only: the sampling budget has bounded frames times bones.
+    let mut poses = Vec::with_capacity(frame_count.saturating_mul(nb));
     for i in 0..frame_count {
         let base = poses.len();
         poses.extend_from_slice(rest);
@@ -205,26 +207,38 @@ fn sample(
                 (i, i, 0.0f32)
             } else {
                 let u = i as f64 * t.frames as f64 / frame_count as f64;
-                let k0 = (u.floor() as usize).min(t.frames - 1);
-                (k0, (k0 + 1).min(t.frames - 1), (u - k0 as f64) as f32)
+                let last = t.frames.saturating_sub(1);
+                let k0 = (u.floor() as usize).min(last);
+                (k0, k0.saturating_add(1).min(last), (u - k0 as f64) as f32)
             };
-            let Some(pose) = poses.get_mut(base + t.bone) else {
+            // Indices past the end saturate and find nothing, as an index past the end does.
+            let Some(pose) = poses.get_mut(base.saturating_add(t.bone)) else {
                 continue;
             };
             let translation = match t.translations {
                 Some(o) => {
-                    let a = translations.get(o + k0).copied().unwrap_or_default();
-                    let b = translations.get(o + k1).copied().unwrap_or_default();
-                    [0, 1, 2].map(|c| a[c] + (b[c] - a[c]) * f)
+                    let a: [f32; 3] = translations
+                        .get(o.saturating_add(k0))
+                        .copied()
+                        .unwrap_or_default();
+                    let b: [f32; 3] = translations
+                        .get(o.saturating_add(k1))
+                        .copied()
+                        .unwrap_or_default();
+                    let mut lerp = a;
+                    for ((l, a), b) in lerp.iter_mut().zip(a).zip(b) {
+                        *l = a + (b - a) * f;
+                    }
+                    lerp
                 }
                 None => pose.translation(),
             };
             match t.rotations {
                 Some(o) => {
-                    let a = unit(o + k0)?;
-                    let mut b = unit(o + k1)?;
+                    let a = unit(o.saturating_add(k0))?;
+                    let mut b = unit(o.saturating_add(k1))?;
                     if a.dot(b) < 0.0 {
-                        b = -b;
+                        b = Quat::from_array(b.to_array().map(|c| -c));
                     }
                     let q = if f == 0.0 {
                         a

@@ -5,7 +5,7 @@
 
 use byteorder::LittleEndian;
 
-use crate::cursor::Cursor;
+use crate::cursor::{Cursor, table_bytes};
 use crate::error::{Error, Result};
 use crate::format::Checker;
 use crate::model::Name;
@@ -158,7 +158,8 @@ fn trimmed(bytes: &[u8]) -> (usize, usize) {
     let end = bytes
         .iter()
         .rposition(|b| !is_space(b))
-        .map_or(start, |e| e + 1);
+        // Below the length, which is below isize::MAX.
+        .map_or(start, |e| e.saturating_add(1));
     (start, end)
 }
 
@@ -177,7 +178,7 @@ impl<'a> Text<'a> {
         for piece in data.split(|&b| b == b'\n') {
             pieces = pieces.saturating_add(1);
             if !is_comment(piece) {
-                left += 1;
+                left = left.saturating_add(1);
             }
         }
         let mut text = Text {
@@ -237,7 +238,8 @@ impl<'a> Text<'a> {
             let start = self.pos?;
             let rest = self.data.get(start..)?;
             let (len, next) = match rest.iter().position(|&b| b == b'\n') {
-                Some(i) => (i, Some(start + i + 1)),
+                // Positions inside the data, whose length is below isize::MAX.
+                Some(i) => (i, Some(start.saturating_add(i).saturating_add(1))),
                 None => (rest.len(), None),
             };
             self.pos = next;
@@ -250,8 +252,8 @@ impl<'a> Text<'a> {
             let (s, e) = trimmed(piece);
             return Some(Line {
                 number,
-                start: start + s,
-                end: start + e,
+                start: start.saturating_add(s),
+                end: start.saturating_add(e),
             });
         }
     }
@@ -347,7 +349,7 @@ impl Source for Text<'_> {
                 (Some(slot), Some(v)) => *slot = v,
                 _ => bad = true,
             }
-            n += 1;
+            n = n.saturating_add(1);
         }
         if bad || n != N {
             return Err(mark.put(Error::malformed(format!(
@@ -363,7 +365,8 @@ impl Source for Text<'_> {
         let mark = self.mark();
         let n: u32 = self.number(what, "a count")?;
         let left = self.left;
-        let need = n as u64 * record.min_lines(self.version);
+        // A u32 count times a few lines: exact in u64.
+        let need = u64::from(n).saturating_mul(record.min_lines(self.version));
         if need > left {
             return Err(mark.put(Error::truncated(format!(
                 "{}: {n} {} need at least {need} more lines, the file has {left}",
@@ -447,7 +450,9 @@ impl Source for Binary<'_> {
     }
 
     fn floats<const N: usize>(&mut self, what: &dyn Fn() -> String) -> Result<[f32; N]> {
-        self.c.require(N as u64 * 4).map_err(|e| e.within(what()))?;
+        self.c
+            .require(table_bytes(N as u64, 4)?)
+            .map_err(|e| e.within(what()))?;
         let mut out = [0.0f32; N];
         for v in &mut out {
             *v = self.c.f32_raw()?;
@@ -459,7 +464,8 @@ impl Source for Binary<'_> {
         let at = self.c.pos();
         let n = self.c.u32().map_err(|e| e.within(what()))?;
         let left = self.left();
-        let need = n as u64 * record.min_bytes();
+        // A u32 count times a few bytes: exact in u64.
+        let need = u64::from(n).saturating_mul(record.min_bytes());
         if need > left {
             return Err(Error::truncated(format!(
                 "{}: {n} {} need at least {need} more bytes, the data has {left}",
