@@ -8,7 +8,9 @@
  * 2. A two-bone doll, hips at (0, 1, 0) and chest at (0, 1.5, 0.25), and a mesh of two materials
  *    whose positions are relative to their bones (`mtxv 2 2`).
  * 3. The same doll found beside the mesh by ossa_load_file and ossa_load_memory through io.
- * 4. Errors carry their line; saving gives the files' text back. */
+ * 4. Vertex colours: each corner's `c` record as 4 bytes through ossa_mesh_colors, kept by a save
+ *    and a load; a file without `c` records has none.
+ * 5. Errors carry their line; saving gives the files' text back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,7 +331,84 @@ static void test_sidecar(void)
     check_context(NULL);
 }
 
-/* ---- 4. errors ---- */
+/* ---- 4. vertex colours ---- */
+
+/* One bone, one material, three corners: the header's colour count, the `c` records, and the
+   colour indices of corners 0 and 2 (corner 1 names colour 0). */
+#define PAINT(count, records, c0, c2)                                                                 \
+    "version: 1.09\n"                                                                                 \
+    "verts: 3\nnormals: 1\ncolors: " count "\ntex1s: 0\ntex2s: 0\ntangents: 0\n"                      \
+    "materials: 1\nadjuncts: 3\nprimitives: 1\nmatrices: 1\n"                                         \
+    "v 0 0 0\nv 1 0 0\nv 0 1 0\n"                                                                     \
+    "n 0 0 1\n" records "mtl paint {\n\tadjuncts: 3\n\tprimitives: 1\n}\n"                            \
+    "adj 0 0 " c0 " 0 0\nadj 1 0 0 0 0\nadj 2 0 " c2 " 0 0\n"                                         \
+    "tri 0 1 2\n"                                                                                     \
+    "mtxv 3\n"                                                                                        \
+    "mtxn 1\n"
+
+/* Corners 0 and 2 name colour 1: `0.5 * 255 = 127.5` rounds away from 0, 1.5 and -0.25 are
+   clamped. */
+static const char PAINT_MOD[] = PAINT("2", "c 1 0 0 1\nc 0.5 1.5 -0.25 0.2\n", "1", "1");
+/* No `c` records: the corners' colour index is 0, into the empty list. */
+static const char PLAIN_MOD[] = PAINT("0", "", "0", "0");
+
+static const uint8_t PAINT_COLORS[12] = {128, 255, 0, 51, 255, 0, 0, 255, 128, 255, 0, 51};
+
+static void check_paint(const ossa_model *model)
+{
+    const uint8_t *c = ossa_mesh_colors(model, 0);
+    if (CHECK(c != NULL))
+        CHECK(memcmp(c, PAINT_COLORS, sizeof PAINT_COLORS) == 0);
+    CHECK(ossa_mesh_colors(model, 1) == NULL);
+}
+
+static void test_colours(void)
+{
+    ossa_load_options opt = options(OSSA_FORMAT_MM2_MOD, OSSA_LOAD_STRICT);
+    ossa_model *model = NULL, *reloaded = NULL;
+    ossa_error err;
+    fx_buf saved = {0};
+
+    check_context("colours");
+    if (!CHECK_OK(load_text(PAINT_MOD, &opt, &model, &err)))
+        return;
+    check_paint(model);
+    /* Saved, each distinct colour is written once as k / 255 (128 / 255 in the shortest form that
+       reads back exactly) and read back as the same bytes. */
+    CHECK_OK(ossa_save(model, OSSA_FORMAT_MM2_MOD, 0, collect, &saved, &err));
+    fx_put_bytes(&saved, "", 1);
+    CHECK(strstr((const char *)saved.data, "colors: 2\r\n") != NULL);
+    CHECK(strstr((const char *)saved.data, "\r\nc\t0.5019608\t1.000000\t0.000000\t0.200000\r\n"
+                                           "c\t1.000000\t0.000000\t0.000000\t1.000000\r\n") != NULL);
+    CHECK_OK(ossa_load_memory(saved.data, saved.size - 1, &opt, &reloaded, &err));
+    if (reloaded != NULL) {
+        check_paint(reloaded);
+        ossa_model_free(reloaded);
+    }
+    fx_buf_free(&saved);
+    ossa_model_free(model);
+
+    /* The doll's one colour is white. */
+    opt = options(OSSA_FORMAT_MM2_MOD, 0);
+    if (CHECK_OK(load_text(DOLL_MOD, &opt, &model, &err))) {
+        const uint8_t *c = ossa_mesh_colors(model, 1);
+        size_t i;
+        if (CHECK(c != NULL))
+            for (i = 0; i < 4 * 4; i++)
+                CHECK_EQ_U(c[i], 255);
+        ossa_model_free(model);
+    }
+
+    /* Without `c` records, none. */
+    opt = options(OSSA_FORMAT_MM2_MOD, OSSA_LOAD_STRICT);
+    if (CHECK_OK(load_text(PLAIN_MOD, &opt, &model, &err))) {
+        CHECK(ossa_mesh_colors(model, 0) == NULL);
+        ossa_model_free(model);
+    }
+    check_context(NULL);
+}
+
+/* ---- 5. errors ---- */
 
 static void test_errors(void)
 {
@@ -373,6 +452,7 @@ int main(void)
     test_documented_skeleton();
     test_bind_and_pose();
     test_sidecar();
+    test_colours();
     test_errors();
     return check_finish("test_mm2");
 }

@@ -693,7 +693,8 @@ int32_t ossa_mesh_material(const struct ossa_model *model, uint32_t mesh);
 
 /**
  * The vertex colours of mesh `mesh`: 4 bytes (red, green, blue, alpha) per vertex, living as
- * long as the model; NULL where it has none (other formats), for NULL, or past the last mesh.
+ * long as the model (DMF's, and the `c` records of an MM2 `.mod`); NULL where it has none
+ * (other formats, a `.mod` without `c` records), for NULL, or past the last mesh.
  *
  * # Safety
  * `model` is NULL or a live handle.

@@ -300,7 +300,7 @@ pub struct MeshParts {
     pub references: Option<Vec<u32>>,
     /// The mesh's material, by position in the model's materials (DMF).
     pub material: Option<u32>,
-    /// Red, green, blue, alpha per vertex (DMF).
+    /// Red, green, blue, alpha per vertex (DMF, MM2 `.mod`).
     pub colors: Option<Vec<[u8; 4]>>,
     /// Model-space bind-pose positions and normals as the file stores them, for formats that
     /// store vertices so (DMF): the influences give the same points, and savers of such formats

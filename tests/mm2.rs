@@ -3,8 +3,8 @@
 //! small skeletons and meshes written line by line from the Mm2kiwi pages and the Blender
 //! addon's readers (never with ossa's writers, so that a writer and a reader cannot share a
 //! misunderstanding), humanoid and quadruped rigs built in code and saved with the writers,
-//! checked at rest and posed against positions worked out here, round trips, every error class
-//! with its line, and the sidecar rule.
+//! checked at rest and posed against positions worked out here, the colour bytes each corner
+//! names, round trips, every error class with its line, and the sidecar rule.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -468,6 +468,196 @@ fn strips_leave_out_their_joining_triangles() {
     let mesh = module(&text).unwrap();
     // (3 4 5), [4 5 5], [5 5 6], (6 5 3) after the flips: only the first and the last stay.
     assert_eq!(mesh.meshes()[1].indices(), [0, 1, 2, 3, 2, 0, 2, 3, 0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vertex colours
+// ---------------------------------------------------------------------------------------------
+
+/// Two materials over three positions (0 and 1 the hips', 2 the chest's) and three colours:
+/// `paint:red` names colour 0 at every corner, `paint:mixed` colours 2, 1 and 0. Colour 1 has a
+/// half (`0.5 * 255 = 127.5`) and `0.25 * 255 = 63.75`, colour 2 values past both ends and one
+/// written with six decimals (`0.501961 * 255 = 128.000055`).
+const PAINT_MOD: [&str; 37] = [
+    "version: 1.09",
+    "verts: 3",
+    "normals: 2",
+    "colors: 3",
+    "tex1s: 0",
+    "tex2s: 0",
+    "tangents: 0",
+    "materials: 2",
+    "adjuncts: 6",
+    "primitives: 2",
+    "matrices: 2",
+    "v 0 0 0",
+    "v 1 0 0",
+    "v 0 1 0",
+    "n 0 0 1",
+    "n 0 0 1",
+    "c 1 0 0 1",
+    "c 0 0.5 1 0.25",
+    "c 1.2 -0.1 0.2 0.501961",
+    "mtl paint:red {",
+    "\tadjuncts:\t3",
+    "\tprimitives:\t1",
+    "}",
+    "mtl paint:mixed {",
+    "\tadjuncts:\t3",
+    "\tprimitives:\t1",
+    "}",
+    "adj 0 0 0 0 0",
+    "adj 1 0 0 0 0",
+    "adj 2 1 0 0 0",
+    "adj 0 0 2 0 0",
+    "adj 1 0 1 0 0",
+    "adj 2 1 0 0 0",
+    "tri 0 1 2",
+    "tri 3 4 5",
+    "mtxv 2 1",
+    "mtxn 1 1",
+];
+
+// Line numbers in PAINT_MOD (1-based).
+const L_PAINT_COLORS: u32 = 4;
+const L_PAINT_C: u32 = 17;
+const L_PAINT_ADJ: u32 = 28;
+
+const RED: [u8; 4] = [255, 0, 0, 255];
+/// `c 0 0.5 1 0.25`: a half rounds away from 0.
+const TEAL: [u8; 4] = [0, 128, 255, 64];
+/// `c 1.2 -0.1 0.2 0.501961`: clamped at both ends.
+const PINK: [u8; 4] = [255, 0, 51, 128];
+
+fn paint_with(n: u32, with: &str) -> String {
+    let mut lines = PAINT_MOD.to_vec();
+    lines[n as usize - 1] = with;
+    text(&lines)
+}
+
+#[test]
+fn each_corner_keeps_the_colour_it_names() {
+    let mesh = Model::load(text(&PAINT_MOD).as_bytes(), &strict(Format::Mm2Mod)).unwrap();
+    assert!(mesh.warnings().is_empty(), "{:?}", mesh.warnings());
+    let red = &mesh.meshes()[0];
+    assert_eq!(red.name().to_string(), "paint:red");
+    assert_eq!(red.colors().unwrap(), [RED; 3]);
+    assert!(red.texcoords().is_none());
+    let mixed = &mesh.meshes()[1];
+    assert_eq!(mixed.colors().unwrap(), [PINK, TEAL, RED]);
+    assert_eq!(mixed.influences(2)[0].bone, 1);
+    // Binding keeps them.
+    let bound = Model::bind(&mesh, &skel(&doll_skel()).unwrap()).unwrap();
+    assert_eq!(bound.meshes()[1].colors().unwrap(), [PINK, TEAL, RED]);
+
+    // The same corners in packets: the colour index is the third number there too.
+    let packets = module(
+        &packet_mod()
+            .replace("\tadj 2 1 0 0 0 1", "\tadj 2 1 1 0 0 1")
+            .replace("c 1 1 1 1", "c 1 1 1 1\nc 0.2 0.4 0.6 0.8"),
+    )
+    .unwrap();
+    let w = packets.warnings();
+    assert!(
+        w.len() == 1 && w[0].to_string().contains("`colors: 1`, and the file has 2"),
+        "{w:?}"
+    );
+    let white = [255; 4];
+    assert_eq!(
+        packets.meshes()[0].colors().unwrap(),
+        [white, white, [51, 102, 153, 204], white, white, white]
+    );
+    // The doll's one colour is white.
+    assert_eq!(
+        module(&doll_mod()).unwrap().meshes()[0].colors().unwrap(),
+        [white; 3]
+    );
+
+    // Without `c` records there are no colours, rather than white ones; a colour index of 0
+    // into the empty list is what such files write.
+    let plain = paint_with(L_PAINT_COLORS, "colors: 0")
+        .replace("c 1 0 0 1\n", "")
+        .replace("c 0 0.5 1 0.25\n", "")
+        .replace("c 1.2 -0.1 0.2 0.501961\n", "")
+        .replace("adj 0 0 2 0 0", "adj 0 0 0 0 0")
+        .replace("adj 1 0 1 0 0", "adj 1 0 0 0 0");
+    let plain = Model::load(plain.as_bytes(), &strict(Format::Mm2Mod)).unwrap();
+    assert!(plain.meshes().iter().all(|m| m.colors().is_none()));
+
+    // A colour that is not a number, and an index past the colours.
+    mod_fails(
+        &paint_with(L_PAINT_C + 1, "c 0 nan 1 1"),
+        ErrorCode::Malformed,
+        L_PAINT_C + 1,
+        "`c` record 1: NaN is not a finite number",
+    );
+    mod_fails(
+        &paint_with(L_PAINT_C + 1, "c 0 0.5 1"),
+        ErrorCode::Malformed,
+        L_PAINT_C + 1,
+        "`c` record 1: expected 4 fields (red green blue alpha), found 3",
+    );
+    mod_fails(
+        &paint_with(L_PAINT_ADJ + 4, "adj 1 0 3 0 0"),
+        ErrorCode::Malformed,
+        L_PAINT_ADJ + 4,
+        "`adj` record 4: colour index 3 out of range (the file has 3)",
+    );
+}
+
+#[test]
+fn colours_round_trip_as_k_over_255() {
+    let mesh = module(&text(&PAINT_MOD)).unwrap();
+    let written = mm2::write_mod(&mesh).unwrap();
+    let lines: Vec<&str> = std::str::from_utf8(&written)
+        .unwrap()
+        .split("\r\n")
+        .collect();
+    // Distinct colours in order of first use; `k / 255` in `%f` where six decimals keep it
+    // exactly (0.2 is 51 / 255), else in the shortest form that does.
+    let c: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("c\t"))
+        .collect();
+    assert_eq!(
+        c,
+        [
+            "c\t1.000000\t0.000000\t0.000000\t1.000000",
+            "c\t1.000000\t0.000000\t0.200000\t0.5019608",
+            "c\t0.000000\t0.5019608\t1.000000\t0.2509804",
+        ]
+    );
+    assert!(lines.contains(&"colors: 3"));
+    let colour_column: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("adj\t"))
+        .map(|l| l.split('\t').nth(3).unwrap())
+        .collect();
+    assert_eq!(colour_column, ["0", "0", "0", "1", "2", "0"]);
+    let again = Model::load(&written, &strict(Format::Mm2Mod)).unwrap();
+    assert!(again.warnings().is_empty(), "{:?}", again.warnings());
+    for (a, b) in again.meshes().iter().zip(mesh.meshes()) {
+        assert_eq!(a.colors(), b.colors());
+        assert_eq!(a.all_influences(), b.all_influences());
+    }
+    assert_eq!(mm2::write_mod(&again).unwrap(), written);
+
+    // Every byte value reads back as itself: the skin's 76 vertices carry the 256 values over
+    // their four channels; the face has no colours and is written white.
+    let mut parts = rig_model(&HUMANOID).to_parts();
+    let n = parts.meshes[0].influences.len();
+    let colours: Vec<[u8; 4]> = (0..n)
+        .map(|v| [0, 1, 2, 3].map(|ch| ((4 * v + ch) % 256) as u8))
+        .collect();
+    assert!(4 * n >= 256);
+    parts.meshes[0].colors = Some(colours.clone());
+    let (loaded, _, mod_bytes) = through_files(&Model::from_parts(parts).unwrap());
+    assert_eq!(loaded.meshes()[0].colors().unwrap(), colours);
+    assert_eq!(loaded.meshes()[1].colors().unwrap(), [[255; 4]; 4]);
+    let text = String::from_utf8(mod_bytes).unwrap();
+    // Vertices 64 on repeat the first colours: 64 distinct ones, and white.
+    assert!(text.contains("\r\ncolors: 65\r\n"), "64 colours and white");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1086,6 +1276,12 @@ fn check_rig(rig: &[RigBone], bent: &str, child: &str) {
     let roots = loaded.bones().iter().filter(|b| b.parent == -1).count();
     assert_eq!(roots, 1);
     assert_eq!(loaded.meshes()[0].vertex_count(), 4 * rig.len());
+    // Without colours the meshes are written white, and read back so.
+    assert!(model.meshes()[0].colors().is_none());
+    assert_eq!(
+        loaded.meshes()[0].colors().unwrap(),
+        vec![[255; 4]; 4 * rig.len()]
+    );
     assert_eq!(loaded.meshes()[1].shader().to_string(), "face_tex");
     assert_eq!(loaded.meshes()[0].shader().to_string(), "ped:skin");
     // Each bone's square is one position per corner and bone: the file groups them by bone.

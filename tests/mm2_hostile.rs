@@ -338,6 +338,17 @@ fn hostile_kilobytes_stay_within_the_memory_budget() {
                 "mtxv 1\n",
             ),
         ),
+        (
+            "colours",
+            Format::Mm2Mod,
+            kilobyte(
+                &format!(
+                    "{HEADER}v 0 0 0\nmtl m {{\nadjuncts: 1\nprimitives: 0\n}}\nadj 0 0 0 0 0\nmtxv 1\n"
+                ),
+                "c 1 1 1 1\n",
+                "",
+            ),
+        ),
         ("one long strip", Format::Mm2Mod, {
             let mut s = format!(
                 "{HEADER}v 0 0 0\nv 1 0 0\nv 0 1 0\nmtl m {{\nadjuncts: 3\nprimitives: 1\n}}\nadj 0 0 0 0 0\nadj 1 0 0 0 0\nadj 2 0 0 0 0\nmtxv 3\n"

@@ -14,9 +14,11 @@
 //! either in one list over all materials or in `packet` blocks that also carry the bones they
 //! use (`mtx`), and last the run lengths `mtxv` and `mtxn` giving each position and normal its
 //! bone. Positions are relative to their bone's joint. Each material becomes one mesh whose
-//! vertices are its corners, each following one bone with weight 1; the meshes wait for the
-//! skeleton ([`BoneSlots::ByIndex`](crate::model::BoneSlots), the header's `matrices:` count),
-//! which [`Model::bind`](crate::model::Model::bind) or the `.skel` beside the file supplies.
+//! vertices are its corners, each following one bone with weight 1 and carrying its `t1` uv and
+//! its `c` colour as bytes (`t2` is checked but not kept: the model has no second uv set); the
+//! meshes wait for the skeleton ([`BoneSlots::ByIndex`](crate::model::BoneSlots), the header's
+//! `matrices:` count), which [`Model::bind`](crate::model::Model::bind) or the `.skel` beside
+//! the file supplies.
 //!
 //! Coordinates stay as the files have them: y up, right-handed (the Blender addon maps them to
 //! Blender's with `(x, y, z) -> (-x, z, y)`, a rotation).
@@ -42,6 +44,10 @@ use crate::format::text::show;
 
 /// The longest bone name: the engine's `crBoneData` keeps 64 bytes with the NUL.
 pub const MAX_NAME: usize = 63;
+
+/// The colour of a vertex without one: the writers give it to the vertices of a mesh without
+/// colours, as the Blender addon writes `1 1 1 1` for a mesh without a colour layer.
+const WHITE: [u8; 4] = [255; 4];
 
 pub fn looks_like_skel(data: &[u8]) -> bool {
     data.trim_ascii_start().starts_with(b"NumBones")

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::{is_word, number, put_line};
+use super::{WHITE, is_word, number, put_line};
 use crate::error::{Error, Result};
 use crate::model::{BoneSlots, Mesh, Model, Name};
 
@@ -91,6 +91,7 @@ fn group(distinct: Distinct<BoneVector>, bone_count: u32) -> Result<Grouped> {
 struct Corner {
     position: u32,
     normal: u32,
+    color: u32,
     uv: u32,
 }
 
@@ -149,9 +150,11 @@ fn numbers<const N: usize>(values: [f32; N], what: impl Fn() -> String) -> Resul
 /// (its origin is written as the position relative to the bone's joint, its normal as the
 /// normal). Each mesh is a material: its name (`material_K` when it has none, else one word),
 /// and its shader as the material's texture unless the shader is the name. Positions and
-/// normals are written once per bone and value, grouped by bone for `mtxv` and `mtxn`; uvs once
-/// per value; one white colour. Numbers are `%f` where six decimals keep them exactly, else the
-/// shortest exact form.
+/// normals are written once per bone and value, grouped by bone for `mtxv` and `mtxn`; uvs and
+/// colours once per value, in order of first use. A colour byte `k` is written as `k / 255`,
+/// which the reader's rounding gives back as `k`; the vertices of a mesh without colours are
+/// white, so a model without any has the one white colour. Numbers are `%f` where six decimals
+/// keep them exactly, else the shortest exact form.
 pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
     let bone_count = match model.unbound() {
         Some(BoneSlots::ByIndex(n)) => *n,
@@ -173,6 +176,7 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
     let mut normals = Distinct::<BoneVector>::new();
     let mut uvs = Distinct::<[u32; 2]>::new();
     let mut uv_values = Vec::new();
+    let mut colors = Distinct::<[u8; 4]>::new();
     let textured = meshes.iter().any(|m| m.texcoords().is_some());
     let mut corners: Vec<Corner> = Vec::new();
     for (k, mesh) in meshes.iter().enumerate() {
@@ -196,12 +200,18 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
             if uv_number as usize == uv_values.len() {
                 uv_values.push(uv);
             }
+            let color = mesh.colors().and_then(|c| c.get(v)).copied();
             corners.push(Corner {
                 position: positions.add((influence.bone, bits(influence.origin)))?,
                 normal: normals.add((influence.bone, bits(influence.normal)))?,
+                color: colors.add(color.unwrap_or(WHITE))?,
                 uv: uv_number,
             });
         }
+    }
+    // Without vertices, the white colour a model without colours has.
+    if colors.order.is_empty() {
+        colors.add(WHITE)?;
     }
     let positions = group(positions, bone_count)?;
     let normals = group(normals, bone_count)?;
@@ -218,7 +228,7 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
     for (key, value) in [
         ("verts", positions.values.len()),
         ("normals", normals.values.len()),
-        ("colors", 1),
+        ("colors", colors.order.len()),
         ("tex1s", if textured { uv_values.len() } else { 0 }),
         ("tex2s", 0),
         ("tangents", 0),
@@ -240,7 +250,10 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
         line(&mut out, &format!("n{text}"));
     }
     line(&mut out, "");
-    line(&mut out, "c\t1.000000\t1.000000\t1.000000\t1.000000");
+    for (i, c) in colors.order.iter().enumerate() {
+        let text = numbers(c.map(|k| f32::from(k) / 255.0), || format!("colour {i}"))?;
+        line(&mut out, &format!("c{text}"));
+    }
     line(&mut out, "");
     if textured {
         for (i, uv) in uv_values.iter().enumerate() {
@@ -284,7 +297,7 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
             .unwrap_or(0);
         let n = normals.number.get(c.normal as usize).copied().unwrap_or(0);
         let t = if textured { c.uv } else { 0 };
-        line(&mut out, &format!("adj\t{p}\t{n}\t0\t{t}\t0"));
+        line(&mut out, &format!("adj\t{p}\t{n}\t{}\t{t}\t0", c.color));
     }
     line(&mut out, "");
     let mut first = 0usize;

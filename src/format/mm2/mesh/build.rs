@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use super::{Adj, Counted, Key, Material, Packet, Prim, Raw, Runs, Shape};
 use crate::error::{Error, Result};
-use crate::format::mm2::{Tally, amount};
+use crate::format::mm2::{Tally, WHITE, amount};
 use crate::format::text::show;
 use crate::format::{Checker, Format};
 use crate::model::{BoneSlots, Influence, MeshParts, ModelParts, Name};
@@ -19,7 +19,8 @@ use crate::model::{BoneSlots, Influence, MeshParts, ModelParts, Name};
 struct Tables {
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
-    colors: u64,
+    /// The `c` records as bytes.
+    colors: Vec<[u8; 4]>,
     tex1: Vec<[f32; 2]>,
     tex2: u64,
     position_bones: Option<Vec<u32>>,
@@ -30,21 +31,34 @@ struct Tables {
     normal_mismatch: Tally,
 }
 
+/// A `c` record's red, green, blue and alpha (0 to 1) as bytes: `v * 255` rounded to the
+/// nearest, halves away from 0, and clamped to 0..=255 (NaN, reported when read, is 0 by then).
+fn color_bytes(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
+}
+
+/// A corner as one vertex.
+struct Vertex {
+    influence: Influence,
+    uv: [f32; 2],
+    color: [u8; 4],
+}
+
 /// `list[i]` when `i` is an index into it.
 fn pick<T: Copy>(list: &[T], i: i64) -> Option<T> {
     usize::try_from(i).ok().and_then(|i| list.get(i)).copied()
 }
 
 impl Tables {
-    /// The vertex of a corner following `bone` (None: its position's bone), and its uv. Indices
-    /// out of range are reported and read as nothing.
+    /// The vertex of a corner following `bone` (None: its position's bone). Indices out of range
+    /// are reported and read as nothing.
     fn vertex(
         &mut self,
         adj: &Adj,
         bone: Option<u32>,
         what: &dyn Fn() -> String,
         ck: &mut Checker,
-    ) -> Result<(Influence, [f32; 2])> {
+    ) -> Result<Vertex> {
         let [v, n, c, t1, t2, _] = adj.index;
         let mut bad = |i: i64, of: &str, len: u64| {
             ck.problem(
@@ -62,7 +76,7 @@ impl Tables {
         // An index into a list the file leaves empty must be 0.
         let lengths = [
             (n, "normal", self.normals.len() as u64),
-            (c, "colour", self.colors),
+            (c, "colour", self.colors.len() as u64),
             (t1, "tex1", self.tex1.len() as u64),
             (t2, "tex2", self.tex2),
         ];
@@ -74,6 +88,7 @@ impl Tables {
         }
         let normal = pick(&self.normals, n);
         let uv = pick(&self.tex1, t1);
+        let color = pick(&self.colors, c);
         let own = self.position_bones.as_deref().and_then(|b| pick(b, v));
         let bone = match (bone, own) {
             (Some(b), Some(o)) if b != o => {
@@ -92,15 +107,17 @@ impl Tables {
                 format!("{}: bone {bone}, its normal bone {nb}", what())
             });
         }
-        Ok((
-            Influence {
+        Ok(Vertex {
+            influence: Influence {
                 origin: origin.unwrap_or_default(),
                 weight: 1.0,
                 normal: normal.unwrap_or_default(),
                 bone,
             },
-            uv.unwrap_or_default(),
-        ))
+            uv: uv.unwrap_or_default(),
+            // Out of range (reported): what writers give a vertex without a colour.
+            color: color.unwrap_or(WHITE),
+        })
     }
 }
 
@@ -215,7 +232,7 @@ pub(super) fn build(raw: Raw<'_>, ck: &mut Checker) -> Result<ModelParts> {
     for (key, held) in [
         (Key::Verts, positions.len() as u64),
         (Key::Normals, normals.len() as u64),
-        (Key::Colors, colors),
+        (Key::Colors, colors.len() as u64),
         (Key::Tex1s, tex1.len() as u64),
         (Key::Tex2s, tex2),
         (Key::Materials, materials.len() as u64),
@@ -300,7 +317,7 @@ pub(super) fn build(raw: Raw<'_>, ck: &mut Checker) -> Result<ModelParts> {
     let mut tables = Tables {
         positions,
         normals,
-        colors,
+        colors: colors.into_iter().map(color_bytes).collect(),
         tex1,
         tex2,
         position_bones,
@@ -363,6 +380,7 @@ struct Geometry<'r, 'a> {
 struct MeshBuilder {
     influences: Vec<Influence>,
     uvs: Vec<[f32; 2]>,
+    colors: Vec<[u8; 4]>,
     indices: Vec<u32>,
 }
 
@@ -371,16 +389,20 @@ impl MeshBuilder {
         MeshBuilder {
             influences: Vec::new(),
             uvs: Vec::new(),
+            colors: Vec::new(),
             indices: Vec::new(),
         }
     }
 
-    fn push(&mut self, (influence, uv): (Influence, [f32; 2])) {
-        self.influences.push(influence);
-        self.uvs.push(uv);
+    fn push(&mut self, vertex: Vertex) {
+        self.influences.push(vertex.influence);
+        self.uvs.push(vertex.uv);
+        self.colors.push(vertex.color);
     }
 
-    fn finish(self, material: &Material<'_>, textured: bool) -> Result<MeshParts> {
+    /// The mesh of `material`; `textured` and `coloured` say whether the file has `t1` and `c`
+    /// records, without which its vertices have no uvs or colours.
+    fn finish(self, material: &Material<'_>, textured: bool, coloured: bool) -> Result<MeshParts> {
         let influence_start = (0..=self.influences.len())
             .map(u32::try_from)
             .collect::<Result<Vec<u32>, _>>()
@@ -394,6 +416,7 @@ impl MeshBuilder {
             influences: self.influences,
             indices: self.indices,
             texcoords: textured.then_some(self.uvs),
+            colors: coloured.then_some(self.colors),
             group_ids: None,
             references: None,
             ..MeshParts::default()
@@ -464,7 +487,7 @@ impl Geometry<'_, '_> {
                 "`adj` records",
             )?;
         }
-        let textured = !tables.tex1.is_empty();
+        let (textured, coloured) = (!tables.tex1.is_empty(), !tables.colors.is_empty());
         let mut prim_at = 0usize;
         let mut adj_at = 0usize;
         let mut meshes = Vec::with_capacity(self.materials.len());
@@ -538,7 +561,7 @@ impl Geometry<'_, '_> {
                     u32::try_from(local).unwrap_or(0)
                 })
                 .collect();
-            meshes.push(mesh.finish(m, textured)?);
+            meshes.push(mesh.finish(m, textured, coloured)?);
         }
         Ok(meshes)
     }
@@ -546,7 +569,7 @@ impl Geometry<'_, '_> {
     /// Meshes from packets: each material takes the next `packets:` of them.
     fn packet_meshes(&self, tables: &mut Tables, ck: &mut Checker) -> Result<Vec<MeshParts>> {
         self.runs_add_up(|m| m.packets, "packets:", self.packets.len(), "packets")?;
-        let textured = !tables.tex1.is_empty();
+        let (textured, coloured) = (!tables.tex1.is_empty(), !tables.colors.is_empty());
         let mut packet_at = 0usize;
         let mut differ = Tally::default();
         let mut meshes = Vec::with_capacity(self.materials.len());
@@ -633,7 +656,7 @@ impl Geometry<'_, '_> {
                     )
                 });
             }
-            meshes.push(mesh.finish(m, textured)?);
+            meshes.push(mesh.finish(m, textured, coloured)?);
         }
         differ.report(ck, |count, first| {
             format!(

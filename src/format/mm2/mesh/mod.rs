@@ -18,8 +18,13 @@
 //!   indexes its packet's `mtx` list of bones, and primitives index the packet's own corners.
 //!   Where `mtxv` is present too, a corner whose position it gives another bone is reported.
 //! - Each corner is one vertex: one influence of weight 1 whose origin is the position (relative
-//!   to the bone's joint) and whose normal is the corner's normal; its uv is its `t1`.
-//!   Colours and `t2` are checked but not kept.
+//!   to the bone's joint) and whose normal is the corner's normal; its uv is its `t1` and its
+//!   colour its `c`. `t2` is checked but not kept: the model has no second uv set.
+//! - A `c` record is red, green, blue and alpha from 0 to 1 (the Blender addon hands them to
+//!   Blender's colour layer as they are, and writes white as `1 1 1 1`; the retail models hold
+//!   one colour, says the Mm2kiwi page); each becomes a byte,
+//!   `v * 255` rounded to the nearest (halves away from 0) and clamped to 0..=255. A file without
+//!   `c` records has no colours, rather than white ones.
 //! - `tri a b c` is a triangle whose front face is `(b - a) x (c - a)`: the Blender addon imports
 //!   corners in file order into Blender's counter-clockwise faces through a rotation, and
 //!   exports them back the same way. A strip `str N i0 i1 ...` gives `(i0 i1 i2)`, `(i2 i1 i3)`,
@@ -50,7 +55,7 @@ const VERSIONS: [&[u8]; 4] = [b"1.06", b"1.08", b"1.09", b"1.10"];
 
 // Rough heap bytes per record while reading and in the model, for the caller's memory limit.
 const COST_VECTOR: u64 = 16;
-const COST_ADJ: u64 = 112;
+const COST_ADJ: u64 = 116;
 const COST_PRIM: u64 = 40;
 const COST_INDEX: u64 = 24;
 const COST_BLOCK: u64 = 160;
@@ -170,7 +175,7 @@ struct Raw<'a> {
     version_line: u32,
     positions: Vec<[f32; 3]>,
     normals: Vec<[f32; 3]>,
-    colors: u64,
+    colors: Vec<[f32; 4]>,
     tex1: Vec<[f32; 2]>,
     tex2: u64,
     materials: Vec<Material<'a>>,
@@ -213,7 +218,7 @@ fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<Raw<'a>> {
             b"v" => push_record(&mut raw.positions, "v", "x y z", rest, n, &mut budget, ck)?,
             b"n" => push_record(&mut raw.normals, "n", "x y z", rest, n, &mut budget, ck)?,
             b"t1" => push_record(&mut raw.tex1, "t1", "s t", rest, n, &mut budget, ck)?,
-            b"c" => count_record::<4>(&mut raw.colors, "c", "red green blue alpha", rest, n, ck)?,
+            b"c" => push_record(&mut raw.colors, "c", RGBA, rest, n, &mut budget, ck)?,
             b"t2" => count_record::<2>(&mut raw.tex2, "t2", "s t", rest, n, ck)?,
             b"mtl" => {
                 budget.add(ck, 1, COST_BLOCK).map_err(at)?;
@@ -288,6 +293,7 @@ fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<Raw<'a>> {
 }
 
 const ADJ_LAYOUT: &str = "position, normal, colour, tex1 and tex2 indices";
+const RGBA: &str = "red green blue alpha";
 
 /// A record of `N` numbers after its keyword, kept in `list`.
 fn push_record<const N: usize>(
@@ -306,8 +312,8 @@ fn push_record<const N: usize>(
     Ok(())
 }
 
-/// A record whose `N` numbers are checked but not kept (the model has no colours nor a second
-/// uv set): counted in `count`.
+/// A record whose `N` numbers are checked but not kept (`t2`: the model has no second uv set):
+/// counted in `count`.
 fn count_record<const N: usize>(
     count: &mut u64,
     key: &str,
