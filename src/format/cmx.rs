@@ -337,9 +337,19 @@ fn model_parts(
         // A suit or skill file: nothing to pose; `parse` gives its suits and skills.
         return Ok(parts);
     };
+    // Per bone: the bone, its name, its rest pose, bind and inverse bind matrices and its lookup
+    // slots; and the one frame, the rest pose.
     let nb = sk.bones.len() as u64;
+    let names: u64 = sk
+        .bones
+        .iter()
+        .map(|b| b.name.as_bytes().len() as u64 + 1)
+        .sum();
     ck.reserve(
-        nb * (std::mem::size_of::<model::Bone>() as u64 + 2 * 48 + 16),
+        nb * (std::mem::size_of::<model::Bone>() as u64 + 3 * 48 + 16)
+            + names
+            + std::mem::size_of::<Frame>() as u64
+            + 16,
         "the skeleton",
     )?;
     parts.bones = sk
