@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Builds and runs the C tests against the library: every test linked once with libossa.a and once
-# with libossa.so, then all of them again under AddressSanitizer + UndefinedBehaviorSanitizer (static).
+# with libossa.so, then all of them again under AddressSanitizer + UndefinedBehaviorSanitizer (static),
+# and under valgrind's memcheck (static, no sanitizer): no invalid read or write, no use of
+# uninitialised memory, no definite or indirect leak.
 #
 #   c_tests/run.sh                 all tests
 #   c_tests/run.sh test_pose ...   only these
+#   OSSA_C_CONFIGS="static asan" c_tests/run.sh    only these configurations
+#                                  (default: static shared asan valgrind)
 #
+# Under valgrind the tests get OSSA_TEST_LIGHT=1: those with long loops run fewer iterations.
+# Without valgrind installed (apt-get install valgrind) that configuration is skipped, saying so.
 # Runs `cargo build --release` first (a no-op when up to date; OSSA_SKIP_CARGO=1 skips it).
 # Build outputs and logs go to target/c_tests/. Tests read the corpus from $OSSA_CORPUS
 # (default ../shared/corpus from the repo root) and skip those checks when it is absent.
@@ -64,6 +70,7 @@ build() {
     static) link=("$lib/libossa.a" "${syslibs[@]}") ;;
     shared) link=(-L"$lib" -l:libossa.so -Wl,-rpath,"$libdir" -pthread -lm) ;;
     asan)   link=("$lib/libossa.a" "${syslibs[@]}"); extra=("${sanitize[@]}") ;;
+    valgrind) link=("$lib/libossa.a" "${syslibs[@]}") ;;
   esac
   "$compiler" "${flags[@]}" "${extra[@]}" "${src[@]}" "${link[@]}" -o "$bin"
 }
@@ -79,7 +86,11 @@ run_one() {
     failed=$((failed + 1))
     return
   fi
-  timeout 900 "$out/$config/$name" >>"$log" 2>&1 || status=$?
+  if [ "$config" = valgrind ]; then
+    OSSA_TEST_LIGHT=1 timeout 900 valgrind "${memcheck[@]}" "$out/$config/$name" >>"$log" 2>&1 || status=$?
+  else
+    timeout 900 "$out/$config/$name" >>"$log" 2>&1 || status=$?
+  fi
   if [ "$status" -eq 0 ]; then
     echo "PASS  $config/$name"
     grep -h 'skipping' "$log" | sed 's/^/      /' || true
@@ -91,7 +102,17 @@ run_one() {
   fi
 }
 
-for config in static shared asan; do
+# Exit status 1 for any error memcheck finds, a definite or indirect leak included; "possibly
+# lost" and "still reachable" blocks (the Rust runtime's thread-locals) are not errors.
+memcheck=(--tool=memcheck --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect
+  --show-leak-kinds=definite,indirect --track-origins=yes)
+
+read -r -a configs <<<"${OSSA_C_CONFIGS:-static shared asan valgrind}"
+for config in "${configs[@]}"; do
+  if [ "$config" = valgrind ] && ! command -v valgrind >/dev/null 2>&1; then
+    echo "SKIP  valgrind/* (valgrind not found: apt-get install valgrind)"
+    continue
+  fi
   mkdir -p "$out/$config"
   for name in "${tests[@]}" "${cpp_tests[@]}"; do
     run_one "$config" "$name"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of ossa: the Rust unit and integration tests, then the C tests against the
-# static and the shared library, plain and under AddressSanitizer/UBSan.
+# static and the shared library, plain, under AddressSanitizer/UBSan and under valgrind.
+# The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 30 seconds).
 # The corpus of real models is read from $OSSA_CORPUS (default ../shared/corpus); tests that
 # need it say so and skip when it is absent.
 set -euo pipefail

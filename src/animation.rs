@@ -122,6 +122,11 @@ pub fn blend_at(scene: &Animation, seconds: f64) -> ([FrameBlend; 2], usize) {
     };
     if scene.looping {
         position = position.rem_euclid(count);
+        // A time too large for the product to be finite has no place in the loop, and a tiny
+        // negative one rounds up to `count` itself: both are the loop's start.
+        if position.is_nan() || position >= count {
+            position = 0.0;
+        }
     } else {
         position = position.clamp(0.0, count - 1.0);
     }

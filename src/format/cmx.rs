@@ -47,7 +47,7 @@ mod write;
 use glam::Quat;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::format::{Checker, Format, LoadOptions};
+use crate::format::{Checker, Format, LoadOptions, total};
 use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
 
@@ -148,9 +148,12 @@ pub struct Skill {
     pub motions: Vec<Motion>,
 }
 
-/// Memory a skeleton's bone takes in a model: the bone, its bind pose and inverse, and its
-/// share of the name index.
-const BONE_BYTES: u64 = std::mem::size_of::<model::Bone>() as u64 + 2 * 48 + 16;
+/// Memory a skeleton's bone takes in a model: the bone, its rest pose, bind pose and inverse,
+/// its name's NUL and its share of the name index.
+const BONE_BYTES: u64 = std::mem::size_of::<model::Bone>() as u64 + 3 * 48 + 1 + 16;
+
+/// The one frame of a skeleton, the rest pose, with its share of the name index.
+const REST_FRAME_BYTES: u64 = std::mem::size_of::<Frame>() as u64 + 16;
 
 impl Skill {
     /// The number of values the skill's CFP decodes to.
@@ -374,7 +377,16 @@ fn model_parts(
         // A suit or skill file: nothing to pose; `parse` gives its suits and skills.
         return Ok(parts);
     };
-    ck.reserve_parts(&[(sk.bones.len() as u64, BONE_BYTES)], "the skeleton")?;
+    // Per bone its share (BONE_BYTES) and its name; and the one frame, the rest pose.
+    let names = total(sk.bones.iter().map(|b| b.name.as_bytes().len() as u64));
+    ck.reserve_parts(
+        &[
+            (sk.bones.len() as u64, BONE_BYTES),
+            (1, names),
+            (1, REST_FRAME_BYTES),
+        ],
+        "the skeleton",
+    )?;
     parts.bones = sk
         .bones
         .iter()

@@ -1,0 +1,179 @@
+//! What the fuzz targets check. Each target in `fuzz_targets/` hands its input to one function
+//! here, which panics (a crash for libFuzzer) when ossa breaks a promise: a panic or an error of
+//! the wrong kind, a model that breaks its own invariants, a load that holds much more memory
+//! than its input, a validator that disagrees with the loader, a strict load that accepts what
+//! the default one refuses, a saved model that does not load back, a C call that disagrees with
+//! the Rust API or writes where it should not.
+
+pub mod check;
+pub mod pose_skin;
+pub mod samples;
+
+#[path = "../../tests/counting_alloc/mod.rs"]
+mod counting_alloc;
+
+use std::sync::OnceLock;
+
+use ossa::format::cfp as cfp_codec;
+use ossa::{ErrorCode, Format, LoadOptions, Model};
+
+use check::{check_model, model_or_clean};
+use counting_alloc::budget;
+use samples::{MESH_FORMATS, OneFile, SKELETON_FORMATS, split_two};
+
+#[global_allocator]
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
+
+/// The load target: `data` loaded as `format`, within the hostile-input budget of memory
+/// (see [`check::load`]).
+pub fn load(data: &[u8], format: Format) {
+    check::load(data, format, budget(data.len()));
+}
+
+/// The bind target: two formats chosen by the first two bytes, then two files as
+/// [`samples::bind_input`] puts them: meshes and a skeleton, each loaded and checked as the load
+/// targets check them, then bound. A binding is a model with the skeleton's bones and frames and the
+/// meshes' meshes; a refusal says the two do not fit (`Mismatch`) or names a missing bone
+/// (`NotFound`).
+pub fn bind(data: &[u8]) {
+    let [m, s, rest @ ..] = data else {
+        return;
+    };
+    let pick = |list: &[Format], b: u8| list[b as usize % list.len()];
+    let (mesh_bytes, skeleton_bytes) = split_two(rest);
+    let load = |bytes: &[u8], format| check::load(bytes, format, budget(bytes.len()));
+    let (Some(meshes), Some(skeleton)) = (
+        load(mesh_bytes, pick(&MESH_FORMATS, *m)),
+        load(skeleton_bytes, pick(&SKELETON_FORMATS, *s)),
+    ) else {
+        return;
+    };
+    let clean = [ErrorCode::Mismatch, ErrorCode::NotFound];
+    let Some(bound) = model_or_clean(Model::bind(&meshes, &skeleton), &clean, "bind") else {
+        return;
+    };
+    assert!(bound.unbound().is_none());
+    assert!(bound.shares_skeleton(&skeleton));
+    assert_eq!(bound.meshes().len(), meshes.meshes().len());
+    check_model(&bound);
+}
+
+/// Most values the cfp target encodes again.
+const ROUND_TRIP_VALUES: usize = 1 << 12;
+
+/// The cfp target: the whole input as a CFP stream. Counting and decoding agree, and a count the
+/// stream does not give is refused; streams of up to [`ROUND_TRIP_VALUES`] values are decoded,
+/// and their values encode (exactly, and within a tolerance with deltas) to streams that decode
+/// back to them, and a skill's split of them takes them all, in groups.
+pub fn cfp(data: &[u8]) {
+    let clean = [ErrorCode::Malformed, ErrorCode::Truncated, ErrorCode::Limit];
+    let count = match cfp_codec::count_values(data) {
+        Ok(count) => count,
+        Err(e) => {
+            assert!(clean.contains(&e.code()), "{e}");
+            assert!(cfp_codec::decode(data, 0).is_err());
+            return;
+        }
+    };
+    // A count the stream does not give is refused, before anything is allocated for it.
+    for wrong in [count.wrapping_sub(1), count + 1] {
+        if let Err(e) = cfp_codec::decode(data, wrong) {
+            assert!(clean.contains(&e.code()), "{e}");
+        } else {
+            panic!("{count} values decode as {wrong}");
+        }
+    }
+    // Streams of many values (a repeat code gives up to 65536 for three bytes) stop here, so
+    // that an input runs in microseconds.
+    if count > ROUND_TRIP_VALUES {
+        return;
+    }
+    let values = match cfp_codec::decode(data, count) {
+        Ok(values) => values,
+        Err(e) => {
+            // Deltas may run a value past the range of a float.
+            assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+            return;
+        }
+    };
+    assert_eq!(values.len(), count);
+    assert!(values.iter().all(|v| v.is_finite()));
+    let exact = cfp_codec::decode(&cfp_codec::encode(&values), count).expect("an exact encoding");
+    assert!(
+        exact
+            .iter()
+            .zip(&values)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "the exact encoding changes values"
+    );
+    let tolerance = 0.001;
+    let lossy = cfp_codec::decode(&cfp_codec::encode_lossy(&values, tolerance), count)
+        .expect("a lossy encoding");
+    for (i, (a, b)) in lossy.iter().zip(&values).enumerate() {
+        assert!((a - b).abs() <= tolerance, "value {i}: {b} encoded as {a}");
+    }
+    let translations = data.first().map_or(0, |&b| b as usize).min(count / 3);
+    if (count - translations * 3).is_multiple_of(4) {
+        let rotations = (count - translations * 3) / 4;
+        let (t, r) = cfp_codec::decode_skill(data, translations, rotations).expect("a skill split");
+        assert_eq!((t.len(), r.len()), (translations, rotations));
+        let group = |g: usize, i: usize| values[g * translations + i];
+        for (i, v) in t.iter().enumerate() {
+            assert_eq!(*v, [group(0, i), group(1, i), group(2, i)]);
+        }
+        let r0 = translations * 3;
+        for (i, q) in r.iter().enumerate() {
+            let at = |c: usize| values[r0 + c * rotations + i];
+            assert_eq!(*q, [at(0), at(1), at(2), at(3)]);
+        }
+    }
+}
+
+/// Most memory a model with skills may take in the skills target: enough for every seed, small
+/// enough that the frames a short CFP can ask for are refused as a limit in milliseconds.
+const SKILLS_MAX_BYTES: u64 = 64 << 20;
+
+/// The skills target: flags in the first byte (bit 0 strict, the next ones the file's format:
+/// detected, CMX or BCF), then a character file (CMX text or BCF)
+/// and the CFP every skill of it reads, as [`samples::join_two`] puts them, added to a tube
+/// skeleton. The result keeps the skeleton's bones and frame 0 and adds a scene per skill; a
+/// refusal is of a clean kind.
+pub fn skills(data: &[u8]) {
+    static SKELETON: OnceLock<Model> = OnceLock::new();
+    let skeleton = SKELETON.get_or_init(|| samples::tube(3, 3, 3));
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
+    let (file, cfp) = split_two(rest);
+    let fs = OneFile(cfp.to_vec());
+    let formats = [Format::Auto, Format::SimsCmx, Format::SimsBcf];
+    let options = LoadOptions {
+        format: formats[(flags >> 1) as usize % formats.len()],
+        strict: flags & 1 != 0,
+        max_bytes: SKILLS_MAX_BYTES,
+        name: Some("anims/fuzz.cmx".to_owned()),
+        io: Some(&fs),
+        ..LoadOptions::default()
+    };
+    let clean = [
+        ErrorCode::UnknownFormat,
+        ErrorCode::Truncated,
+        ErrorCode::Malformed,
+        ErrorCode::Unsupported,
+        ErrorCode::Limit,
+        ErrorCode::InvalidArgument,
+        ErrorCode::Mismatch,
+    ];
+    let result = skeleton.with_skills(file, &options);
+    let Some(model) = model_or_clean(result, &clean, "with_skills") else {
+        return;
+    };
+    assert_eq!(model.bones(), skeleton.bones());
+    assert_eq!(
+        model.skeleton().frame_poses(0),
+        skeleton.skeleton().frame_poses(0)
+    );
+    assert!(model.animations().len() > skeleton.animations().len());
+    assert!(model.frames().len() > skeleton.frames().len());
+    check_model(&model);
+}

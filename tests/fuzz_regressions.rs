@@ -1,0 +1,91 @@
+//! What the fuzz targets (`fuzz/`, run by `fuzz/run.sh`) found, each kept as a test of the clean
+//! result it gives now. Each test names the target and gives the input it found.
+
+use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model};
+
+fn blend(frame: u32, weight: f32) -> FrameBlend {
+    FrameBlend { frame, weight }
+}
+
+/// A tube rig saved as DPM and loaded again: without a `.framegroups` file every frame is a
+/// looping scene of its own at 10 fps, as the pose_skin target's models are.
+fn tube_dpm(frames: u32) -> Model {
+    let rig = ossa::synth::TubeRig {
+        bones: 2,
+        frames,
+        ..ossa::synth::TubeRig::default()
+    };
+    let bytes = ossa::dpm::write(&rig.build().unwrap()).unwrap();
+    let options = LoadOptions {
+        format: Format::Dpm,
+        ..LoadOptions::default()
+    };
+    Model::load(&bytes, &options).unwrap()
+}
+
+/// pose_skin, input `00 00 02 23 90 80 80 80 c7 22 80 bd b2 b2 06 00 00 06 00 01 80 c8 2f 05 b2
+/// b2 90 80 00 01 01 01 46 00 02` (`ossa_animation_blend` of scene 0 of the static tube at
+/// -5.94e-300 s): a time a hair before a looping scene's start wrapped round to the scene's frame
+/// count itself, so the blend named the frame after the scene (here past the model's last frame,
+/// which ossa_pose_frames then refused). And a time so large that the time times the rate
+/// overflows gave two blends of NaN weight. Both are the loop's start now.
+#[test]
+fn a_looping_scene_blends_its_start_a_hair_before_it_and_at_an_overflowing_time() {
+    let one = tube_dpm(1);
+    let scene = &one.animations()[0];
+    assert_eq!(
+        (scene.first_frame, scene.frame_count, scene.looping),
+        (0, 1, true)
+    );
+    for seconds in [
+        -5.944695516882561e-300,
+        -1e-300,
+        -1e-18,
+        f64::MAX,
+        -f64::MAX,
+        1e306,
+    ] {
+        let (blends, n) = one.animation_blend(0, seconds).unwrap();
+        assert_eq!((n, blends[0]), (1, blend(0, 1.0)), "{seconds} s");
+        let mut bones = vec![Mat3x4::IDENTITY; one.bones().len()];
+        one.pose_frames(&blends[..n], None, &mut bones).unwrap();
+    }
+
+    // A scene of several frames (frame k of the tube is scene k; one scene spans them all only
+    // through a `.framegroups` file, so the three-frame case is the blend arithmetic's own).
+    let three = ossa::model::Animation {
+        name: ossa::Name::from("wave"),
+        first_frame: 2,
+        frame_count: 3,
+        fps: 30.0,
+        looping: true,
+    };
+    for seconds in [-1e-18, f64::MAX, 1e307] {
+        let (blends, n) = ossa::animation::blend_at(&three, seconds);
+        assert_eq!((n, blends[0]), (1, blend(2, 1.0)), "{seconds} s");
+    }
+    // A third of a frame before the start: on the way from the last frame round to the first.
+    let (blends, n) = ossa::animation::blend_at(&three, -0.01);
+    assert_eq!(n, 2);
+    assert_eq!((blends[0].frame, blends[1].frame), (4, 2));
+    assert!((blends[0].weight - 0.3).abs() < 1e-5, "{blends:?}");
+    assert!((blends[1].weight - 0.7).abs() < 1e-5, "{blends:?}");
+
+    // A scene that does not loop holds its ends, however far off the time.
+    let held = ossa::model::Animation {
+        looping: false,
+        ..three
+    };
+    assert_eq!(
+        ossa::animation::blend_at(&held, f64::MAX),
+        ([blend(4, 1.0); 2], 1)
+    );
+    assert_eq!(
+        ossa::animation::blend_at(&held, -f64::MAX),
+        ([blend(2, 1.0); 2], 1)
+    );
+    assert_eq!(
+        ossa::animation::blend_at(&held, f64::NAN),
+        ([blend(2, 1.0); 2], 1)
+    );
+}
