@@ -624,7 +624,7 @@ impl Model {
     /// For loaders, which check their files as they read them (with byte offsets), so the rules
     /// are checked once; debug builds check them again.
     pub(crate) fn from_checked_parts(parts: ModelParts) -> Model {
-        debug_assert!(check_parts(&parts).map_err(|e| e.to_string()) == Ok(()));
+        debug_assert_eq!(check_parts(&parts).map_err(|e| e.to_string()), Ok(()));
         Model::assemble(parts)
     }
 

@@ -89,3 +89,61 @@ fn a_looping_scene_blends_its_start_a_hair_before_it_and_at_an_overflowing_time(
         ([blend(2, 1.0); 2], 1)
     );
 }
+
+/// A DMF document with the given skeleton, vertices and faces.
+fn dmf_json(skeleton: &str, vertices: &str, faces: &str) -> Vec<u8> {
+    format!(
+        r#"{{"format": "DASH", "version": "1.5", "textures": [],
+  "materials": [{{"id": 0, "name": "m", "texture": -1}}],
+  "vertices": [{vertices}], "faces": [{faces}], "skeleton": [{skeleton}], "animations": []}}"#
+    )
+    .into_bytes()
+}
+
+fn load_dmf_json(bytes: &[u8]) -> ossa::Result<Model> {
+    let options = LoadOptions {
+        format: Format::DmfJson,
+        ..LoadOptions::default()
+    };
+    Model::load(bytes, &options)
+}
+
+/// load_dmf_json: a document whose vertices no face uses (so none is kept) and without a
+/// skeleton gave a model of no bones but one frame, the bind pose of nothing. It has no frames now.
+#[test]
+fn a_dmf_without_bones_or_used_vertices_has_no_frames() {
+    let vertex =
+        r#"{"pos": [1, 0, 0], "skin_index": [0, -1, -1, -1], "skin_weight": [1, 0, 0, 0]}"#;
+    let m = load_dmf_json(&dmf_json("", vertex, "")).unwrap();
+    assert_eq!(
+        (m.bones().len(), m.frames().len(), m.meshes().len()),
+        (0, 0, 0)
+    );
+    assert!(
+        m.warnings()[0].to_string().contains("used by no face"),
+        "{:?}",
+        m.warnings()
+    );
+}
+
+/// load_dmf, load_auto: a large position through the inverse of a tiny bind scale is finite in
+/// the file but not in the bone's bind space; debug builds caught the model's NaN check. It is
+/// refused at load now, naming the vertex.
+#[test]
+fn a_dmf_vertex_that_overflows_its_bind_space_is_refused() {
+    let bone = r#"{"name": "b", "id": 0, "parent_id": -1,
+        "matrix": [1e-10, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, 1]}"#;
+    let vertex =
+        r#"{"pos": [3e38, 0, 0], "skin_index": [0, -1, -1, -1], "skin_weight": [1, 0, 0, 0]}"#;
+    let face = r#"{"material": 0, "indices": [0, 0, 0],
+        "vertex_color": ["rgba(0,0,0,1)", "rgba(0,0,0,1)", "rgba(0,0,0,1)"],
+        "normals": [[0, 0, 1], [0, 0, 1], [0, 0, 1]], "diffuse_uv": [[0, 0], [0, 0], [0, 0]]}"#;
+    let e = load_dmf_json(&dmf_json(bone, vertex, face)).unwrap_err();
+    assert_eq!(e.code(), ossa::ErrorCode::Malformed, "{e}");
+    assert!(
+        e.to_string().contains(
+            "vertices[0]: its position or normal in bone 0's bind space is not a finite float"
+        ),
+        "{e}"
+    );
+}

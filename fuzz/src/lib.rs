@@ -115,7 +115,15 @@ pub fn cfp(data: &[u8]) {
     let translations = data.first().map_or(0, |&b| b as usize).min(count / 3);
     if (count - translations * 3).is_multiple_of(4) {
         let rotations = (count - translations * 3) / 4;
-        let (t, r) = cfp_codec::decode_skill(data, translations, rotations).expect("a skill split");
+        let (t, r) = match cfp_codec::decode_skill(data, translations, rotations) {
+            Ok(split) => split,
+            // A rotation of length zero is refused, at its w value's code.
+            Err(e) => {
+                assert_eq!(e.code(), ossa::ErrorCode::Malformed, "{e}");
+                assert!(e.to_string().contains("has no length"), "{e}");
+                return;
+            }
+        };
         assert_eq!((t.len(), r.len()), (translations, rotations));
         let group = |g: usize, i: usize| values[g * translations + i];
         for (i, v) in t.iter().enumerate() {

@@ -280,6 +280,12 @@ pub(crate) fn build(
         });
         debug_assert_eq!(set.animation as usize, a);
     }
+    // A model without bones (no skeleton, no vertex that needed the synthetic one) has no pose.
+    if bones.is_empty() {
+        frames.clear();
+        poses.clear();
+        parts.animations.clear();
+    }
     parts.bones = bones;
     parts.frames = frames;
     parts.poses = poses;
@@ -622,6 +628,14 @@ fn build_meshes(
                     };
                     let o = space.transform_point(p);
                     let d = space.transform_vector(*n);
+                    // Each part is finite, but a large position through a large inverse may
+                    // not be.
+                    if !o.iter().chain(&d).all(|x| (x * w).is_finite()) {
+                        return Err(Error::malformed(format!(
+                            "vertices[{i}]: its position or normal in bone {bone}'s bind space \
+                             is not a finite float (the position or the bind matrix is too large)"
+                        )));
+                    }
                     mesh.influences.push(Influence {
                         origin: o.map(|x| x * w),
                         weight: w,
