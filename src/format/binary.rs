@@ -295,6 +295,39 @@ impl Word for f32 {
     }
 }
 
+/// The start of a DarkPlaces-family header (DPM, SKM, SKP): the id `magic` (checked on the bytes
+/// there are, so a file cut inside it is still known for what it is), the whole header of
+/// `header_size` bytes, and type 2, the only type that exists. `names` says what the id names,
+/// for the message. The cursor is left after the type.
+pub(crate) fn header_start<'a, E: ByteOrder>(
+    data: &'a [u8],
+    magic: &[u8],
+    names: &str,
+    header_size: u64,
+) -> Result<Cursor<'a, E>> {
+    let id_len = data.len().min(magic.len());
+    if data.get(..id_len) != magic.get(..id_len) {
+        let id = String::from_utf8_lossy(magic);
+        return Err(Error::unknown_format(format!(
+            "header: id is not {:?} (not {names})",
+            id.trim_end_matches('\0')
+        ))
+        .at(0));
+    }
+    let mut c = Cursor::<E>::at(data, 0)?;
+    c.require(header_size).within(|| "header")?;
+    c.skip(magic.len() as u64)?;
+    let type_at = c.pos();
+    let ty = c.u32()?;
+    if ty != 2 {
+        return Err(Error::unsupported(format!(
+            "header: type {ty} (only type 2, hierarchical skeletal pose, exists)"
+        ))
+        .at(type_at));
+    }
+    Ok(c)
+}
+
 /// Decodes the 32-bit words of `src` (byte order `E`) into `dst`, as many as both hold, and
 /// tells whether any of them, read as a float, is a NaN or an infinity. It is one branch-free
 /// pass over the bytes, the bulk of a load: callers look for the culprit, and check each value

@@ -9,13 +9,13 @@
 
 use byteorder::BigEndian;
 
-use crate::cursor::{Cursor, record_at, span, table_bytes, u32_at};
+use crate::cursor::{record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
-    Part, Regions, VertexBlock, Vertices, decode_words, guess_blocks, measure_vertices, name_field,
-    put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone, read_guessing_first,
-    read_sound_vertices, read_texcoords, read_triangles, read_vertices, read_words, records_len,
-    table, vertex_bytes,
+    Part, Regions, VertexBlock, Vertices, decode_words, guess_blocks, header_start,
+    measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone,
+    read_guessing_first, read_sound_vertices, read_texcoords, read_triangles, read_vertices,
+    read_words, records_len, table, vertex_bytes,
 };
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
@@ -102,24 +102,7 @@ fn read_extent(
 }
 
 fn read_header(data: &[u8], ck: &mut Checker) -> Result<Header> {
-    let id_len = data.len().min(MAGIC.len());
-    if data.get(..id_len) != MAGIC.get(..id_len) {
-        return Err(Error::unknown_format(
-            "header: id is not \"DARKPLACESMODEL\" (not a DPM file)",
-        )
-        .at(0));
-    }
-    let mut c = Cursor::<Be>::at(data, 0)?;
-    c.require(HEADER_SIZE).within(|| "header")?;
-    c.skip(16)?;
-    let type_at = c.pos();
-    let ty = c.u32()?;
-    if ty != TYPE {
-        return Err(Error::unsupported(format!(
-            "header: type {ty} (only type 2, hierarchical skeletal pose, exists)"
-        ))
-        .at(type_at));
-    }
+    let mut c = header_start::<Be>(data, MAGIC, "a DPM file", HEADER_SIZE)?;
     let filesize_at = c.pos();
     let filesize = c.u32()?;
     if filesize as u64 != data.len() as u64 {

@@ -20,10 +20,10 @@ use glam::Quat;
 use crate::cursor::{Cursor, field_at, record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
-    Part, Regions, VertexBlock, Vertices, decode_table, guess_blocks, measure_vertices, name_field,
-    put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone, read_guessing_first,
-    read_sound_vertices, read_texcoords, read_triangles, read_vertices, records_len, table,
-    vertex_bytes,
+    Part, Regions, VertexBlock, Vertices, decode_table, guess_blocks, header_start,
+    measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone,
+    read_guessing_first, read_sound_vertices, read_texcoords, read_triangles, read_vertices,
+    records_len, table, vertex_bytes,
 };
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
@@ -87,23 +87,7 @@ fn read_header_start<'a>(
     header_size: u64,
     ck: &mut Checker,
 ) -> Result<Cursor<'a, Le>> {
-    let id_len = data.len().min(MAGIC.len());
-    if data.get(..id_len) != MAGIC.get(..id_len) {
-        return Err(
-            Error::unknown_format("header: id is not \"SKM1\" (not an SKM or SKP file)").at(0),
-        );
-    }
-    let mut c = Cursor::<Le>::at(data, 0)?;
-    c.require(header_size).within(|| "header")?;
-    c.skip(4)?;
-    let type_at = c.pos();
-    let ty = c.u32()?;
-    if ty != TYPE {
-        return Err(Error::unsupported(format!(
-            "header: type {ty} (only type 2, hierarchical skeletal pose, exists)"
-        ))
-        .at(type_at));
-    }
+    let mut c = header_start::<Le>(data, MAGIC, "an SKM or SKP file", header_size)?;
     let filesize_at = c.pos();
     let filesize = c.u32()?;
     if filesize > MAX_FILESIZE {
