@@ -203,6 +203,17 @@ impl<'a> Lines<'a> {
 }
 
 /// Reads a Sims SKN (text) mesh.
+/// Both encodings hold one vector per real vertex (one per uv), then one per blend.
+fn check_vector_count(count: u32, uvs: usize, blends: usize) -> Result<()> {
+    if u64::from(count) == (uvs as u64).saturating_add(blends as u64) {
+        return Ok(());
+    }
+    Err(Error::malformed(format!(
+        "the vector count is {count}, not the uv count {uvs} plus the blend count {blends} \
+         (one vector per real vertex, then one per blend)"
+    )))
+}
+
 pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let mut lines = Lines::new(data);
     let mut budget = Budget::default();
@@ -273,16 +284,7 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let blends_at = Place::lines(n.saturating_add(1));
 
     let (count, n) = lines.count("vectors", MIN_VECTOR_LINE)?;
-    let expected = (uvs.len() as u64).saturating_add(blends.len() as u64);
-    if count as u64 != expected {
-        return Err(Error::malformed(format!(
-            "the vector count is {count}, not the uv count {} plus the blend count {} \
-             (one vector per real vertex, then one per blend)",
-            uvs.len(),
-            blends.len()
-        ))
-        .on_line(n));
-    }
+    check_vector_count(count, uvs.len(), blends.len()).map_err(|e| e.on_line(n))?;
     budget
         .add(ck, count.into(), COST_VECTOR)
         .map_err(|e| Loc::Line(n).mark(e))?;
@@ -446,16 +448,7 @@ pub(crate) fn read_bmf(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
     let count_at = c.pos();
     let count = c.u32().within(|| "the vector count")?;
-    let expected = (uvs.len() as u64).saturating_add(blends.len() as u64);
-    if count as u64 != expected {
-        return Err(Error::malformed(format!(
-            "the vector count is {count}, not the uv count {} plus the blend count {} \
-             (one vector per real vertex, then one per blend)",
-            uvs.len(),
-            blends.len()
-        ))
-        .at(count_at));
-    }
+    check_vector_count(count, uvs.len(), blends.len()).map_err(|e| e.at(count_at))?;
     c.require(u64::from(count).saturating_mul(VECTOR_SIZE))
         .within(|| format!("{count} vectors of {VECTOR_SIZE} bytes"))?;
     budget
