@@ -332,12 +332,29 @@ fn find_or_add_set(
 /// 11): the check keeps each influence's bind-pose point on the stack.
 const MAX_PALETTE_INFLUENCES: usize = 16;
 
-/// Whether each bone's inverse bind matrix undoes its bind matrix to within rounding, so that
-/// a point checked in the bind pose is where `pose * inverse bind` takes it.
+/// Most a bone's bind matrix may stretch any direction more than another (estimated as the
+/// largest element of its 3x3 part times the largest of its inverse's) for the palette to use it:
+/// past that, `pose * inverse bind` magnifies a pose's rounding, or overflows where the bind
+/// pose nearly collapses a bone, while skinning influence by influence stays exact.
+const MAX_BIND_CONDITION: f32 = 1e4;
+
+/// Whether each bone's inverse bind matrix undoes its bind matrix to within rounding, and is
+/// well conditioned, so that a point checked in the bind pose is where `pose * inverse bind`
+/// takes it.
 fn invertible(bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> Vec<bool> {
+    let largest_3x3 = |m: &Mat3x4| {
+        [0, 1, 2, 4, 5, 6, 8, 9, 10]
+            .iter()
+            .fold(0.0f32, |a, &k| a.max(m.m.get(k).map_or(0.0, |x| x.abs())))
+    };
     bind.iter()
         .zip(inverse_bind)
         .map(|(b, i)| {
+            let condition = largest_3x3(b) * largest_3x3(i);
+            // NaN (an inverse that overflowed) fails this too.
+            if !condition.is_finite() || condition > MAX_BIND_CONDITION {
+                return false;
+            }
             let p = b.mul(i);
             let scale = b.m.iter().chain(&i.m).fold(1.0f32, |m, x| m.max(x.abs()));
             p.m.iter()
