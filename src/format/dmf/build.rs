@@ -565,6 +565,26 @@ fn read_faces(doc: &Doc, r: &mut Rules) -> Result<Vec<usize>> {
 
 type CornerKey = (u32, [u32; 3], [u32; 2], [u8; 4]);
 
+/// For each file vertex, the first file vertex with the same position and skin (bit for bit):
+/// vertices that repeat one another are one vertex of the model, as the writers store them, so
+/// a model saved and loaded again keeps its vertex count.
+fn first_equal_vertices(doc: &Doc, skins: &[Skin]) -> Vec<u32> {
+    type VertexKey = ([u32; 3], usize, [(u32, u32); 4]);
+    let mut seen: HashMap<VertexKey, u32> = HashMap::with_capacity(doc.vertices.len());
+    let mut first = Vec::with_capacity(doc.vertices.len());
+    for (i, v) in doc.vertices.iter().enumerate() {
+        let skin = skins.get(i).copied().unwrap_or_default();
+        let key = (
+            v.pos.map(f32::to_bits),
+            skin.count,
+            skin.slots.map(|(b, w)| (b, w.to_bits())),
+        );
+        let index = u32::try_from(i).unwrap_or(u32::MAX);
+        first.push(*seen.entry(key).or_insert(index));
+    }
+    first
+}
+
 fn build_meshes(
     doc: &Doc,
     faces: &[usize],
@@ -574,6 +594,7 @@ fn build_meshes(
 ) -> Result<Vec<MeshParts>> {
     let mut meshes: Vec<MeshParts> = Vec::new();
     let mut corners: HashMap<CornerKey, u32> = HashMap::new();
+    let first_equal = first_equal_vertices(doc, skins);
     for &f in faces {
         let Some(face) = doc.faces.get(f) else {
             continue;
@@ -608,7 +629,8 @@ fn build_meshes(
             ) else {
                 continue;
             };
-            let key = (i, n.map(f32::to_bits), uv.map(f32::to_bits), color);
+            let same = first_equal.get(i as usize).copied().unwrap_or(i);
+            let key = (same, n.map(f32::to_bits), uv.map(f32::to_bits), color);
             let next = u32::try_from(mesh.influence_start.len().saturating_sub(1))
                 .map_err(|_| Error::limit("a mesh has more than 2^32 vertices"))?;
             let v = *corners.entry(key).or_insert(next);
