@@ -1,7 +1,10 @@
 //! What the fuzz targets (`fuzz/`, run by `fuzz/run.sh`) found, each kept as a test of the clean
 //! result it gives now. Each test names the target and gives the input it found.
 
-use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model};
+use ossa::{
+    Bone, Format, Frame, FrameBlend, Influence, LoadOptions, Mat3x4, MeshParts, Model, ModelParts,
+    Name, Strided,
+};
 
 fn blend(frame: u32, weight: f32) -> FrameBlend {
     FrameBlend { frame, weight }
@@ -146,4 +149,103 @@ fn a_dmf_vertex_that_overflows_its_bind_space_is_refused() {
         ),
         "{e}"
     );
+}
+
+/// load_dmf_json: two file vertices alike in position and skin (here with no skeleton, so the
+/// skins are ignored) stayed two vertices, which the writer stores as one, so the model saved and
+/// loaded again had fewer. Alike vertices are one vertex now.
+#[test]
+fn alike_dmf_vertices_are_one_vertex() {
+    let vertices = r#"{"pos": [0, 0, 0], "skin_index": [0, -1, -1, -1], "skin_weight": [1, 0, 0, 0]},
+        {"pos": [0, 0, 0], "skin_index": [0, 1, -1, -1], "skin_weight": [0.5, 0.5, 0, 0]},
+        {"pos": [0, 1, 0], "skin_index": [1, -1, -1, -1], "skin_weight": [1, 0, 0, 0]}"#;
+    let face = r#"{"material": 0, "indices": [0, 1, 2],
+        "vertex_color": ["rgba(0,0,0,1)", "rgba(0,0,0,1)", "rgba(0,0,0,1)"],
+        "normals": [[0, 0, 1], [0, 0, 1], [0, 0, 1]], "diffuse_uv": [[0, 0], [0, 0], [0, 0]]}"#;
+    let m = load_dmf_json(&dmf_json("", vertices, face)).unwrap();
+    let mesh = &m.meshes()[0];
+    assert_eq!(mesh.vertex_count(), 2);
+    assert_eq!(mesh.indices(), &[0, 0, 1]);
+    let again = load_dmf_json(&m.save(Format::DmfJson).unwrap()).unwrap();
+    assert_eq!(again.meshes()[0].vertex_count(), 2);
+    assert_eq!(again.meshes()[0].indices(), &[0, 0, 1]);
+}
+
+fn translation(x: f32, y: f32, z: f32) -> Mat3x4 {
+    Mat3x4 {
+        m: [1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z],
+    }
+}
+
+/// load_dpm: a root whose bind pose squeezes x to 5.8e-39 has an inverse of 1.7e38, and the
+/// palette's `pose * inverse bind` overflowed for vertices that agree on one bind point, skinning
+/// moderate numbers to infinity. Such bones are skinned influence by influence now.
+#[test]
+fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
+    let bone = |name: &str, parent: i32| Bone {
+        name: Name::from(name),
+        parent,
+        flags: 0,
+    };
+    let mut squeeze = Mat3x4::IDENTITY;
+    squeeze.m[0] = 5.785636e-39;
+    let turn = Mat3x4 {
+        // 90 degrees about z, then 4 up z.
+        m: [0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 4.0],
+    };
+    let mut parts = ModelParts::new(Format::Dpm);
+    parts.bones = vec![bone("root", -1), bone("mid", 0), bone("tip", 1)];
+    parts.frames = vec![Frame::named("bind"), Frame::named("turned")];
+    let mut stretch = Mat3x4::IDENTITY;
+    stretch.m[0] = 4.0;
+    parts.poses = vec![
+        squeeze,
+        translation(0.0, 0.0, 4.0),
+        translation(0.0, 0.0, 4.0),
+        stretch,
+        translation(0.0, 0.0, 4.0),
+        turn,
+    ];
+    // Both influences put the vertex at (0, 0, 4) in the bind pose: a palette candidate.
+    let infl = |origin: [f32; 3], bone: u32| Influence {
+        origin,
+        weight: 0.5,
+        normal: [0.5, 0.0, 0.0],
+        bone,
+    };
+    parts.meshes = vec![MeshParts {
+        influence_start: vec![0, 2, 4, 6],
+        influences: vec![
+            infl([0.5, 0.0, 2.0], 1),
+            infl([0.5, 0.0, 0.0], 2),
+            infl([0.5, 0.0, 2.0], 1),
+            infl([0.5, 0.0, 0.0], 2),
+            infl([0.5, 0.0, 2.0], 1),
+            infl([0.5, 0.0, 0.0], 2),
+        ],
+        indices: vec![0, 1, 2],
+        ..MeshParts::default()
+    }];
+    let model = Model::from_parts(parts).unwrap();
+    let mut bones = vec![Mat3x4::IDENTITY; 3];
+    model
+        .pose_frames(
+            &[FrameBlend {
+                frame: 1,
+                weight: 1.0,
+            }],
+            None,
+            &mut bones,
+        )
+        .unwrap();
+    let mut positions = vec![0.0f32; 9];
+    let mut target = Strided::new(&mut positions, 3).unwrap();
+    model.skin_mesh(0, &bones, 0, 3, 0, &mut target).unwrap();
+    // Origins are pre-weighted; the root stretches x by 4 in the turned frame:
+    // S (0.5, 0, 2) + 0.5 (0, 0, 4) + S Rz90 (0.5, 0, 0) + 0.5 (0, 0, 8) = (2, 0.5, 8).
+    for v in positions.chunks(3) {
+        for (got, want) in v.iter().zip([2.0f32, 0.5, 8.0]) {
+            assert!((got - want).abs() < 1e-6, "{v:?}");
+        }
+    }
 }
