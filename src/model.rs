@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
-use crate::skin::{SkinLayout, SkinPlan};
+use crate::skin::{SkinLayout, SkinPlan, Survey};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying.
@@ -652,23 +652,30 @@ impl Model {
                 plan: SkinPlan::default(),
             })
             .collect();
-        let (mins, maxs) = if unbound.is_some() {
-            ([0.0; 3], [0.0; 3])
+        // The layout's survey puts every vertex in the bind pose once: the bounds come from it.
+        let surveys: Vec<Survey> = if unbound.is_some() {
+            Vec::new()
         } else {
-            bounds(&meshes, bind)
+            meshes
+                .iter()
+                .map(|m| {
+                    Survey::new(
+                        &m.influence_start,
+                        &m.influences,
+                        bind,
+                        &skeleton.inverse_bind,
+                    )
+                })
+                .collect()
         };
+        let (mins, maxs) = Survey::bounds(&surveys);
         let mut meshes = meshes;
         if unbound.is_none() {
             // The palette's tolerance scales with the model's size (its bind-pose extent).
             let size = (0..3).map(|a| maxs[a] - mins[a]).fold(0.0f32, f32::max);
-            for m in &mut meshes {
-                m.plan = SkinPlan::build(
-                    &m.influence_start,
-                    &m.influences,
-                    bind,
-                    &skeleton.inverse_bind,
-                    size,
-                );
+            for (m, survey) in meshes.iter_mut().zip(surveys) {
+                m.plan =
+                    SkinPlan::build(survey, &m.influence_start, &m.influences, bind.len(), size);
                 // Skinned as a call in the bind pose would skin it, so the copy and the call
                 // agree bit for bit.
                 if static_model {
@@ -1171,42 +1178,4 @@ fn check_mesh(mesh: &MeshParts, bone_count: usize, materials: usize) -> Result<(
         )));
     }
     Ok(())
-}
-
-/// The direct formula at the bind pose (checked data only).
-fn bind_vertex(influences: &[Influence], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
-    let mut p = [0.0f32; 3];
-    let mut n = [0.0f32; 3];
-    for inf in influences {
-        let Some(m) = bind.get(inf.bone as usize) else {
-            continue;
-        };
-        let t = m.translation();
-        let r = m.transform_vector(inf.origin);
-        let rn = m.transform_vector(inf.normal);
-        for a in 0..3 {
-            p[a] += r[a] + inf.weight * t[a];
-            n[a] += rn[a];
-        }
-    }
-    (p, n)
-}
-
-fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
-    let mut mins = [f32::INFINITY; 3];
-    let mut maxs = [f32::NEG_INFINITY; 3];
-    for mesh in meshes {
-        for v in 0..mesh.vertex_count() {
-            let p = bind_vertex(mesh.influences(v), bind).0;
-            for a in 0..3 {
-                mins[a] = mins[a].min(p[a]);
-                maxs[a] = maxs[a].max(p[a]);
-            }
-        }
-    }
-    if mins[0] > maxs[0] {
-        ([0.0; 3], [0.0; 3])
-    } else {
-        (mins, maxs)
-    }
 }
