@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
-use crate::skin::{SkinLayout, SkinPlan};
+use crate::skin::{SkinLayout, SkinPlan, Survey};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying. A short name (most bone and frame names
@@ -702,23 +702,30 @@ impl Model {
                 plan: SkinPlan::default(),
             })
             .collect();
-        let (mins, maxs) = if unbound.is_some() {
-            ([0.0; 3], [0.0; 3])
+        // The layout's survey puts every vertex in the bind pose once: the bounds come from it.
+        let surveys: Vec<Survey> = if unbound.is_some() {
+            Vec::new()
         } else {
-            bounds(&meshes, bind)
+            meshes
+                .iter()
+                .map(|m| {
+                    Survey::new(
+                        &m.influence_start,
+                        &m.influences,
+                        bind,
+                        &skeleton.inverse_bind,
+                    )
+                })
+                .collect()
         };
+        let (mins, maxs) = Survey::bounds(&surveys);
         let mut meshes = meshes;
         if unbound.is_none() {
             // The palette's tolerance scales with the model's size (its bind-pose extent).
             let size = (0..3).map(|a| maxs[a] - mins[a]).fold(0.0f32, f32::max);
-            for m in &mut meshes {
-                m.plan = SkinPlan::build(
-                    &m.influence_start,
-                    &m.influences,
-                    bind,
-                    &skeleton.inverse_bind,
-                    size,
-                );
+            for (m, survey) in meshes.iter_mut().zip(surveys) {
+                m.plan =
+                    SkinPlan::build(survey, &m.influence_start, &m.influences, bind.len(), size);
                 // Skinned as a call in the bind pose would skin it, so the copy and the call
                 // agree bit for bit.
                 if static_model {
@@ -1221,74 +1228,4 @@ fn check_mesh(mesh: &MeshParts, bone_count: usize, materials: usize) -> Result<(
         )));
     }
     Ok(())
-}
-
-fn bounds(meshes: &[Mesh], bind: &[Mat3x4]) -> ([f32; 3], [f32; 3]) {
-    // Four lanes (the last unused) rather than three, so that each step below is one vector
-    // operation; the arithmetic is the direct formula's, `sum_k (R_k o_k + f_k t_k)`, in its order.
-    let columns: Vec<[[f32; 4]; 4]> = bind
-        .iter()
-        .map(|m| {
-            let column = |j: usize| [m.m[j], m.m[4 + j], m.m[8 + j], 0.0];
-            [column(0), column(1), column(2), column(3)]
-        })
-        .collect();
-    // Positions first, then their extremes: each vertex's position is then independent of the
-    // others', rather than waiting on the running minimum.
-    let mut positions: Vec<[f32; 4]> = Vec::new();
-    let mut lanes = [[f32::INFINITY; 4], [f32::NEG_INFINITY; 4]];
-    let mut extremes = [lanes; 4];
-    for mesh in meshes {
-        positions.clear();
-        match mesh.rest() {
-            Some(rest) => positions.extend(rest.positions.iter().map(|&[x, y, z]| [x, y, z, 0.0])),
-            None => positions.extend(mesh.influence_start.windows(2).map(|w| {
-                let infl = mesh
-                    .influences
-                    .get(w[0] as usize..w[1] as usize)
-                    .unwrap_or(&[]);
-                let mut p = [0.0f32; 4];
-                for inf in infl {
-                    let Some([x, y, z, t]) = columns.get(inf.bone as usize) else {
-                        continue;
-                    };
-                    let [ox, oy, oz] = inf.origin;
-                    for a in 0..4 {
-                        p[a] += x[a] * ox + y[a] * oy + z[a] * oz + inf.weight * t[a];
-                    }
-                }
-                p
-            })),
-        }
-        // Four running extremes, so that no comparison waits on the one before. Comparisons
-        // rather than f32::min and max, whose NaN handling costs more than the rest: a NaN never
-        // compares below or above, so it is skipped all the same.
-        let (quads, rest) = positions.as_chunks::<4>();
-        for quad in quads {
-            for ([mins, maxs], p) in extremes.iter_mut().zip(quad) {
-                for a in 0..4 {
-                    mins[a] = if p[a] < mins[a] { p[a] } else { mins[a] };
-                    maxs[a] = if p[a] > maxs[a] { p[a] } else { maxs[a] };
-                }
-            }
-        }
-        for ([mins, maxs], p) in extremes.iter_mut().zip(rest) {
-            for a in 0..4 {
-                mins[a] = if p[a] < mins[a] { p[a] } else { mins[a] };
-                maxs[a] = if p[a] > maxs[a] { p[a] } else { maxs[a] };
-            }
-        }
-    }
-    let [mins, maxs] = &mut lanes;
-    for [m, x] in extremes {
-        for a in 0..4 {
-            mins[a] = if m[a] < mins[a] { m[a] } else { mins[a] };
-            maxs[a] = if x[a] > maxs[a] { x[a] } else { maxs[a] };
-        }
-    }
-    if mins[0] > maxs[0] {
-        ([0.0; 3], [0.0; 3])
-    } else {
-        ([mins[0], mins[1], mins[2]], [maxs[0], maxs[1], maxs[2]])
-    }
 }

@@ -39,10 +39,21 @@ enum Layout {
     },
 }
 
-const LAYOUTS: [Layout; 7] = [
+/// Packed positions and normals (stored four and eight at a time), side by side in 24-byte
+/// elements either way round (likewise), and strides the kernels store element by element.
+const LAYOUTS: [Layout; 9] = [
     Layout::Strided {
         position_stride: 3,
         normal_stride: 3,
+    },
+    Layout::Strided {
+        position_stride: 3,
+        normal_stride: 4,
+    },
+    Layout::Interleaved {
+        stride: 6,
+        position_at: 3,
+        normal_at: Some(0),
     },
     Layout::Strided {
         position_stride: 4,
@@ -419,29 +430,42 @@ fn check_exact(name: &str, model: &Model) -> f64 {
     worst
 }
 
-/// A rig with every kind of vertex the layout knows: one influence of weight 1 and of another
-/// weight, several influences that agree on a bind point (the palette) and that do not (direct),
-/// none at all, a zero weight, eleven influences.
-fn mixed_rig() -> Model {
-    let mut parts: ModelParts = TubeRig {
-        rings_per_bone: 5,
-        sides: 7,
-        ..TubeRig::default()
-    }
-    .parts();
+/// A tube rig whose vertices' influences `change` rewrites: it gets each vertex's index, its
+/// influences (to edit in place) and the bone count.
+fn rig_with(rig: TubeRig, mut change: impl FnMut(usize, &mut Vec<Influence>, u32)) -> Model {
+    let mut parts: ModelParts = rig.parts();
     let mesh = &mut parts.meshes[0];
     let nb = parts.bones.len() as u32;
     let mut starts = vec![0u32];
     let mut influences = Vec::new();
-    let mut seed = 12345u32;
-    let mut rnd = || {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (seed >> 8) as f32 / (1u32 << 24) as f32
-    };
     for v in 0..mesh.influence_start.len() - 1 {
         let own = &mesh.influences
             [mesh.influence_start[v] as usize..mesh.influence_start[v + 1] as usize];
         let mut infl: Vec<Influence> = own.to_vec();
+        change(v, &mut infl, nb);
+        influences.extend(infl);
+        starts.push(influences.len() as u32);
+    }
+    mesh.influence_start = starts;
+    mesh.influences = influences;
+    Model::from_parts(parts).unwrap()
+}
+
+/// A rig with every kind of vertex the layout knows: one influence of weight 1 and of another
+/// weight, several influences that agree on a bind point (the palette) and that do not (direct),
+/// none at all, a zero weight, eleven influences.
+fn mixed_rig() -> Model {
+    let mut seed = 12345u32;
+    let mut rnd = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let rig = TubeRig {
+        rings_per_bone: 5,
+        sides: 7,
+        ..TubeRig::default()
+    };
+    rig_with(rig, |v, infl, nb| {
         match v % 9 {
             // A single influence whose weight is not 1.
             1 if infl.len() == 1 => {
@@ -489,12 +513,7 @@ fn mixed_rig() -> Model {
             }
             _ => {}
         }
-        influences.extend(infl);
-        starts.push(influences.len() as u32);
-    }
-    mesh.influence_start = starts;
-    mesh.influences = influences;
-    Model::from_parts(parts).unwrap()
+    })
 }
 
 /// More bones than the palette's per-call buffer: multi-influence vertices go direct.
@@ -527,7 +546,20 @@ fn the_layout_sorts_vertices_by_how_they_are_skinned() {
     assert!(disagreeing > 0);
     assert_eq!(layout.direct, count(&|i| i.is_empty()) + disagreeing);
     assert!(layout.palette > 0 && layout.sets > 0 && layout.sets < layout.palette);
-    assert!(layout.heap_bytes >= n * 4 + layout.palette * 32);
+    // Runs of four or more consecutive vertices sharing a matrix keep seven floats per vertex;
+    // the rest one 32-byte operand and their index.
+    assert!(layout.in_runs > 0 && layout.in_runs < layout.one_bone + layout.palette);
+    let loose = layout.one_bone + layout.palette - layout.in_runs;
+    assert!(layout.heap_bytes >= layout.in_runs * 28 + loose * 36);
+    let in_runs = |m: &Model| {
+        m.meshes()
+            .iter()
+            .map(|m| m.skin_layout().in_runs)
+            .sum::<usize>()
+    };
+    // The built tube's rings share a bone or a set: every vertex is in a run.
+    let tube = TubeRig::default().build().unwrap();
+    assert_eq!(in_runs(&tube), tube.meshes()[0].vertex_count());
 
     // Past 256 bones the per-call buffer is too small: every multi-influence vertex goes direct.
     let many = many_bones_rig();
@@ -542,12 +574,87 @@ fn the_layout_sorts_vertices_by_how_they_are_skinned() {
     );
 }
 
+/// A tube whose first half of vertices follow one bone each, in long runs, and whose second
+/// half are skinned influence by influence (their six influences disagree).
+fn cheap_then_dear_rig() -> Model {
+    let rig = TubeRig {
+        rings_per_bone: 40,
+        sides: 10,
+        ..TubeRig::default()
+    };
+    let n = rig.parts().meshes[0].influence_start.len() - 1;
+    rig_with(rig, |v, infl, nb| {
+        let first = infl[0];
+        infl.clear();
+        if v < n / 2 {
+            infl.push(Influence {
+                weight: 1.0,
+                ..first
+            });
+        } else {
+            for k in 0..6u32 {
+                infl.push(Influence {
+                    origin: [k as f32, 1.0, 2.0],
+                    weight: 1.0 / 6.0,
+                    normal: [0.0, 0.0, 1.0 / 6.0],
+                    bone: (first.bone + k) % nb,
+                });
+            }
+        }
+    })
+}
+
+#[test]
+fn split_ranges_balance_work_and_align_cuts() {
+    let model = cheap_then_dear_rig();
+    let mesh = &model.meshes()[0];
+    let n = mesh.vertex_count();
+    let layout = mesh.skin_layout();
+    assert_eq!((layout.one_bone, layout.direct), (n / 2, n - n / 2));
+    assert_eq!(mesh.skin_split(1), vec![0, n]);
+    let grain = ossa::skin::SKIN_SPLIT_GRAIN;
+    for parts in [2, 3, 7] {
+        let cuts = mesh.skin_split(parts);
+        assert_eq!(cuts.len(), parts + 1);
+        assert_eq!((cuts[0], cuts[parts]), (0, n));
+        assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
+        assert!(cuts[1..parts].iter().all(|c| c % grain == 0), "{cuts:?}");
+    }
+    // The dear half holds most of the work: the cut between two threads falls inside it.
+    let cut = mesh.skin_split(2)[1];
+    assert!(cut > n / 2 + grain && cut < n, "cut at {cut} of {n}");
+
+    // The two ranges give the bits of one call.
+    let bones = two_frame_pose(&model);
+    let layout = LAYOUTS[0];
+    let whole = skin_into(&model, Kernel::selected(), 0, &bones, 0, n, 0, layout);
+    let low = skin_into(&model, Kernel::selected(), 0, &bones, 0, cut, 0, layout);
+    let high = skin_into(
+        &model,
+        Kernel::selected(),
+        0,
+        &bones,
+        cut,
+        n - cut,
+        0,
+        layout,
+    );
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let joined: Vec<f32> = low.a[..low.a_len]
+        .iter()
+        .chain(&high.a[..high.a_len])
+        .copied()
+        .collect();
+    assert_eq!(bits(&joined), bits(&whole.a[..whole.a_len]));
+}
+
 #[test]
 fn kernels_match_the_portable_one_on_built_rigs() {
     let models = [
         ("tube", TubeRig::default().build().unwrap()),
         ("mixed", mixed_rig()),
         ("many bones", many_bones_rig()),
+        ("cheap then dear", cheap_then_dear_rig()),
         ("tube 20k", TubeRig::with_vertices(20_000).build().unwrap()),
     ];
     for (name, model) in &models {
@@ -611,8 +718,9 @@ fn kernels_match_the_portable_one_on_the_corpus() {
         return;
     };
     for (name, model) in &models {
-        // Two layouts per model keep the debug-build run short; the built rigs try them all.
-        let worst = check_kernels(name, model, &[LAYOUTS[0], LAYOUTS[5]]);
+        // Three layouts per model (packed, side by side, element by element) keep the
+        // debug-build run short; the built rigs try them all.
+        let worst = check_kernels(name, model, &[LAYOUTS[0], LAYOUTS[2], LAYOUTS[7]]);
         eprintln!("{name}: AVX2 differs from portable by at most {worst:.2} ulp");
     }
 }

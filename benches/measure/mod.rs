@@ -34,9 +34,9 @@ environment: OSSA_CORPUS = the corpus directory (default ../shared/corpus beside
 const SYNTH_VERTICES: u32 = 100_000;
 /// Corpus models with more vertices than this are measured by default.
 const DEFAULT_MIN_VERTICES: usize = 1000;
-/// Two threads split a mesh at a multiple of this many vertices, so that with 12-byte
-/// elements neither writes a cache line the other writes (16 * 12 = 192 = 3 * 64 bytes).
-const SPLIT_GRAIN: usize = 16;
+/// Output buffers start on a cache line, so that two threads' ranges cut where a line starts
+/// share none.
+const CACHE_LINE: usize = 64;
 
 const MIN_SAMPLES: usize = 5;
 const MAX_SAMPLES: usize = 20_000;
@@ -491,19 +491,19 @@ struct Part<'a> {
 }
 
 /// Cuts packed position and normal buffers into one part per mesh, meshes one after another,
-/// and each part at `cut(vertices)` into a part for each of two threads.
+/// and each part at `cut(mesh, vertices)` into a part for each of two threads.
 fn parts<'a>(
     mesh_vertices: &[usize],
     mut positions: &'a mut [f32],
     mut normals: &'a mut [f32],
-    cut: impl Fn(usize) -> usize,
+    cut: impl Fn(usize, usize) -> usize,
 ) -> (Vec<Part<'a>>, Vec<Part<'a>>) {
     let (mut low, mut high) = (Vec::new(), Vec::new());
     for (mesh, &count) in mesh_vertices.iter().enumerate() {
         let (p, p_rest) = std::mem::take(&mut positions).split_at_mut(count * 3);
         let (n, n_rest) = std::mem::take(&mut normals).split_at_mut(count * 3);
         (positions, normals) = (p_rest, n_rest);
-        let at = cut(count).min(count);
+        let at = cut(mesh, count).min(count);
         let (p_low, p_high) = p.split_at_mut(at * 3);
         let (n_low, n_high) = n.split_at_mut(at * 3);
         low.push(Part {
@@ -657,10 +657,11 @@ fn measure_subject(
     });
 
     let floats = s.vertices * 3;
-    let mut positions = vec![f32::NAN; floats];
-    let mut normals = vec![f32::NAN; floats];
+    let (mut position_buffer, mut normal_buffer) = (Aligned::new(floats), Aligned::new(floats));
+    let positions = position_buffer.slice();
+    let normals = normal_buffer.slice();
     let run_kernel = |kernel: Kernel, positions: &mut [f32], normals: &mut [f32]| {
-        let (mut all, _) = parts(&s.mesh_vertices, positions, normals, |n| n);
+        let (mut all, _) = parts(&s.mesh_vertices, positions, normals, |_, n| n);
         measure(config, || {
             skin_parts(model, kernel, &bones, black_box(&mut all))
         })
@@ -668,25 +669,25 @@ fn measure_subject(
     let mut kernels = Vec::new();
     let mut reference: Option<(Vec<f32>, Vec<f32>)> = None;
     for kernel in Kernel::available() {
-        let ns = run_kernel(kernel, &mut positions, &mut normals);
+        let ns = run_kernel(kernel, positions, normals);
         let diff = reference.as_ref().map_or((0.0, 0.0), |r| {
-            max_diff(s.size(), (&r.0, &r.1), (&positions, &normals))
+            max_diff(s.size(), (&r.0, &r.1), (positions, normals))
         });
         if reference.is_none() {
-            reference = Some((positions.clone(), normals.clone()));
+            reference = Some((positions.to_vec(), normals.to_vec()));
         }
         kernels.push((kernel, ns, diff));
     }
     let kernel = Kernel::selected();
-    let skin = run_kernel(kernel, &mut positions, &mut normals);
-    let ours = (positions.clone(), normals.clone());
+    let skin = run_kernel(kernel, positions, normals);
+    let ours = (positions.to_vec(), normals.to_vec());
 
     let source: Vec<f32> = (0..floats * 2).map(|i| i as f32).collect();
     let (src_p, src_n) = source.split_at(floats);
     let copy = measure(config, || {
         positions.copy_from_slice(black_box(src_p));
         normals.copy_from_slice(black_box(src_n));
-        black_box((&mut positions, &mut normals));
+        black_box((&mut *positions, &mut *normals));
     });
 
     let (mut baseline_ns, mut baseline_diff) = (None, None);
@@ -695,23 +696,32 @@ fn measure_subject(
         positions.fill(f32::NAN);
         normals.fill(f32::NAN);
         baseline_ns = Some(measure(config, || {
-            prepared.skin(black_box(&bones), &mut positions, &mut normals);
+            prepared.skin(black_box(&bones), positions, normals);
         }));
-        baseline_diff = Some(max_diff(
-            s.size(),
-            (&ours.0, &ours.1),
-            (&positions, &normals),
-        ));
+        baseline_diff = Some(max_diff(s.size(), (&ours.0, &ours.1), (positions, normals)));
     }
 
     positions.fill(f32::NAN);
     normals.fill(f32::NAN);
-    let (mut low, mut high) = parts(&s.mesh_vertices, &mut positions, &mut normals, |n| {
-        (n / 2).next_multiple_of(SPLIT_GRAIN)
+    // Halves of equal work by the layout's estimate, cut where a cache line starts: the mesh's
+    // own cut, moved by where the mesh starts in the shared buffers.
+    let starts: Vec<usize> = s
+        .mesh_vertices
+        .iter()
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    let (mut low, mut high) = parts(&s.mesh_vertices, positions, normals, |mesh, n| {
+        let cut = model.meshes()[mesh].skin_split(2)[1];
+        let grain = ossa::skin::SKIN_SPLIT_GRAIN;
+        let shift = (grain - starts[mesh] % grain) % grain;
+        (cut + shift).min(n)
     });
     let two_threads = measure_two_threads(config, model, kernel, &bones, &mut low, &mut high);
     drop((low, high));
-    if !(same_bits(&positions, &ours.0) && same_bits(&normals, &ours.1)) {
+    if !(same_bits(positions, &ours.0) && same_bits(normals, &ours.1)) {
         return Err("two threads wrote different output than one thread".to_owned());
     }
 
@@ -727,6 +737,27 @@ fn measure_subject(
         two_threads,
         kernels,
     })
+}
+
+/// A float buffer whose first float starts a cache line.
+struct Aligned {
+    buffer: Vec<f32>,
+    len: usize,
+}
+
+impl Aligned {
+    /// `len` floats, NaN.
+    fn new(len: usize) -> Aligned {
+        Aligned {
+            buffer: vec![f32::NAN; len + CACHE_LINE / 4],
+            len,
+        }
+    }
+
+    fn slice(&mut self) -> &mut [f32] {
+        let skip = self.buffer.as_ptr().align_offset(CACHE_LINE);
+        &mut self.buffer[skip..skip + self.len]
+    }
 }
 
 fn same_bits(a: &[f32], b: &[f32]) -> bool {
@@ -788,9 +819,9 @@ fn run(config: &Config) {
             "load, pose and skin, one line per model",
             "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes()",
             "pose = Model::pose_frames of a two-frame blend under a root that turns the model; skin = every mesh in that",
-            "pose, positions and normals, every influence,",
-            "one thread, into packed buffers; copy = copying those 24 bytes per vertex; C = the DarkPlaces-style baseline;",
-            "2T = skin speed-up on two threads (halves, one resident helper thread); p diff, n diff = largest",
+            "pose, positions and normals, every influence, one thread, into packed buffers; copy = copying those 24",
+            "bytes per vertex; C = the DarkPlaces-style baseline; 2T = skin speed-up on two threads (Mesh::skin_split's",
+            "halves of equal estimated work, cut on a cache line; one resident helper thread); p diff, n diff = largest",
             "difference between ossa and the baseline: positions over the model's size, normals as they are",
         ],
         name_width,

@@ -4,10 +4,13 @@
 //!
 //! The work is laid out at load ([`plan`]): vertices grouped by the one matrix that skins them
 //! (their bone's, or the blend of their bones' for a set of influences shared by many vertices),
-//! so that a call transforms each vertex once. Kernels ([`Kernel`]) do the arithmetic: a
-//! portable one, and on x86-64 SSE2 (always there) and AVX2 with FMA (detected at run time).
-//! SSE2 computes exactly what the portable kernel computes; AVX2 rounds fewer times (FMA).
+//! so that a call transforms each vertex once, and cut into runs of consecutive vertices that
+//! kernels transform several at a time. Kernels ([`Kernel`]) do the arithmetic: a portable one,
+//! and on x86-64 SSE2 (always there) and AVX2 with FMA (detected at run time). SSE2 computes
+//! exactly what the portable kernel computes; AVX2 rounds fewer times (FMA). Every kernel gives
+//! a vertex the same bits whichever range it is skinned in and however it is reached.
 
+mod f4;
 mod plan;
 mod portable;
 #[cfg(target_arch = "x86_64")]
@@ -21,7 +24,8 @@ use crate::math::Mat3x4;
 use crate::model::{Influence, Mesh, Model, Rest};
 pub use plan::SkinLayout;
 pub(crate) use plan::SkinPlan;
-use plan::{BindPoint, Group, MAX_PALETTE_BONES, Member};
+pub(crate) use plan::Survey;
+use plan::{Group, Lanes, MAX_PALETTE_BONES, Member, Point};
 
 /// Skin flag: make normals unit length.
 pub const SKIN_NORMALIZE: u32 = 1;
@@ -343,26 +347,37 @@ pub(crate) trait Backend {
     type Out: ?Sized;
     /// A matrix ready to transform many vertices.
     type Mat: Copy;
+    /// A palette bone's `pose * inverse bind`, in the form [`Backend::blend`] reads.
+    type Rel: Copy;
+    fn zero_rel(&self) -> Self::Rel;
     /// `a * i` (a bone's pose times its inverse bind): row `r`, column `j` is
     /// `((a_r0 i_0j + a_r1 i_1j) + a_r2 i_2j) + a_r3 e_j` with `e = (0, 0, 0, 1)`.
-    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Mat3x4;
+    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Self::Rel;
     fn bone(&self, m: &Mat3x4) -> Self::Mat;
     /// `f_0 rel_0 + f_1 rel_1 + ...`, summed in member order, element by element.
-    fn blend(&self, members: &[Member], rel: &[Mat3x4]) -> Self::Mat;
-    /// Element `e` gets `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`, `c_j`
-    /// the matrix's columns.
-    fn influence<const NORMALS: bool, const UNIT: bool>(
+    fn blend(&self, members: &[Member], rel: &[Self::Rel]) -> Self::Mat;
+    /// A matrix ready for [`Backend::run`].
+    type Wide;
+    fn widen(&self, m: &Self::Mat) -> Self::Wide;
+    /// Element `e` from the operand `(o, f, n, 0)`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and
+    /// `(c0 nx + c1 ny) + c2 nz`, `c_j` the matrix's columns. `ONE`: `f` is 1, so `c3 f` is
+    /// `c3`, bit for bit, and need not be computed.
+    fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: Self::Mat,
-        i: &Influence,
+        p: &Point,
         out: &mut Self::Out,
         e: usize,
     );
-    /// The same for a bind point, whose weight is 1.
-    fn point<const NORMALS: bool, const UNIT: bool>(
+    /// Elements `[e, e + len)` from the lanes' entries `[at, at + len)`, each exactly as
+    /// [`Backend::point`] computes it.
+    #[allow(clippy::too_many_arguments)]
+    fn run<const NORMALS: bool, const UNIT: bool>(
         &self,
-        m: Self::Mat,
-        p: &BindPoint,
+        m: &Self::Wide,
+        lanes: &Lanes,
+        at: usize,
+        len: usize,
         out: &mut Self::Out,
         e: usize,
     );
@@ -378,18 +393,76 @@ pub(crate) trait Backend {
     );
 }
 
-/// The vertices of group `g` when some fall in `[first, first + count)`, and whether all do.
+/// Skins the vertices of group `g` in `[first, end)` with `m`.
 #[inline(always)]
-fn group_in_range<'a>(
-    vertices: &'a [u32],
+fn skin_group<B: Backend, const NORMALS: bool, const UNIT: bool>(
+    b: &B,
+    plan: &SkinPlan,
     g: &Group,
+    m: B::Mat,
+    (first, end): (u32, u32),
+    out: &mut B::Out,
+) {
+    let inside = g.lo >= first && g.hi < end;
+    let runs = plan
+        .runs
+        .get(g.runs.0 as usize..g.runs.1 as usize)
+        .unwrap_or_default();
+    if !runs.is_empty() {
+        let wide = b.widen(&m);
+        for r in runs {
+            let (lo, hi) = if inside {
+                (r.first, r.first + r.len)
+            } else {
+                (r.first.max(first), (r.first + r.len).min(end))
+            };
+            if lo < hi {
+                let at = (r.at + (lo - r.first)) as usize;
+                let len = (hi - lo) as usize;
+                b.run::<NORMALS, UNIT>(&wide, &plan.lanes, at, len, out, (lo - first) as usize);
+            }
+        }
+    }
+    let (from, to) = (g.loose.0 as usize, g.loose.1 as usize);
+    let (Some(verts), Some(points)) = (plan.loose.get(from..to), plan.points.get(from..to)) else {
+        return;
+    };
+    let (lo, hi) = if inside {
+        (0, verts.len())
+    } else {
+        (
+            verts.partition_point(|&v| v < first),
+            verts.partition_point(|&v| v < end),
+        )
+    };
+    if let (Some(verts), Some(points)) = (verts.get(lo..hi), points.get(lo..hi)) {
+        if g.weight_one {
+            loose::<B, NORMALS, UNIT, true>(b, m, verts, points, first, out);
+        } else {
+            loose::<B, NORMALS, UNIT, false>(b, m, verts, points, first, out);
+        }
+    }
+}
+
+/// Skins vertices `verts` (at or after `first`) from their operands one by one.
+#[inline(always)]
+fn loose<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+    b: &B,
+    m: B::Mat,
+    verts: &[u32],
+    points: &[Point],
     first: u32,
-    count: u32,
-) -> Option<(&'a [u32], bool)> {
-    let verts = vertices.get(g.start as usize..g.end as usize)?;
-    let (&lo, &hi) = (verts.first()?, verts.last()?);
-    let end = u64::from(first) + u64::from(count);
-    (hi >= first && u64::from(lo) < end).then_some((verts, lo >= first && u64::from(hi) < end))
+    out: &mut B::Out,
+) {
+    for (&v, p) in verts.iter().zip(points) {
+        b.point::<NORMALS, UNIT, ONE>(m, p, out, (v - first) as usize);
+    }
+}
+
+/// Whether group `g` has vertices in `[first, end)` (it may have none there even so).
+#[inline(always)]
+fn overlaps(g: &Group, first: u32, end: u32) -> bool {
+    g.hi >= first && g.lo < end
 }
 
 /// Walks a job's plan: bone groups, then palette sets, then the vertices skinned influence by
@@ -398,70 +471,34 @@ fn group_in_range<'a>(
 pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
     b: &B,
     job: &Job,
-    rel: &mut [Mat3x4],
     out: &mut B::Out,
 ) {
     let plan = job.plan;
-    let (first, count) = (job.first, job.count);
+    let first = job.first;
+    // skin_mesh checked first + count <= the vertex count, which fits u32.
+    let end = first.saturating_add(job.count);
     for g in &plan.bone_groups {
-        let (Some((verts, inside)), Some(bone)) = (
-            group_in_range(&plan.vertices, g, first, count),
-            job.bones.get(g.key as usize),
-        ) else {
+        if !overlaps(g, first, end) {
             continue;
-        };
-        let m = b.bone(bone);
-        for &v in verts {
-            // Within the range the test always passes; the compiler hoists it out.
-            let e = v.wrapping_sub(first);
-            if !inside && e >= count {
-                continue;
-            }
-            if let Some(i) = job
-                .starts
-                .get(v as usize)
-                .and_then(|&s| job.influences.get(s as usize))
-            {
-                b.influence::<NORMALS, UNIT>(m, i, out, e as usize);
-            }
+        }
+        if let Some(bone) = job.bones.get(g.key as usize) {
+            skin_group::<B, NORMALS, UNIT>(b, plan, g, b.bone(bone), (first, end), out);
         }
     }
 
-    let mut palette_ready = false;
-    for s in &plan.sets {
-        let Some((verts, inside)) = group_in_range(&plan.vertices, s, first, count) else {
-            continue;
-        };
-        if !palette_ready {
-            for (out, &bone) in rel.iter_mut().zip(&plan.palette_bones) {
-                let bone = bone as usize;
-                if let (Some(a), Some(i)) = (job.bones.get(bone), job.inverse_bind.get(bone)) {
-                    *out = b.relative(a, i);
-                }
-            }
-            palette_ready = true;
-        }
-        let members = plan
-            .members
-            .get(s.key as usize..s.members_end as usize)
-            .unwrap_or_default();
-        let points = plan
-            .points
-            .get((s.start - plan.sets_from) as usize..)
-            .unwrap_or_default();
-        let m = b.blend(members, rel);
-        for (&v, p) in verts.iter().zip(points) {
-            let e = v.wrapping_sub(first);
-            if inside || e < count {
-                b.point::<NORMALS, UNIT>(m, p, out, e as usize);
-            }
+    if plan.sets.iter().any(|s| overlaps(s, first, end)) {
+        // The buffer sized in steps, so that a small palette does not pay for clearing a large
+        // one; not through a closure, which would lose the kernel's CPU features.
+        match plan.palette_bones.len() {
+            0..=32 => palette::<B, NORMALS, UNIT, 32>(b, job, (first, end), out),
+            33..=96 => palette::<B, NORMALS, UNIT, 96>(b, job, (first, end), out),
+            _ => palette::<B, NORMALS, UNIT, MAX_PALETTE_BONES>(b, job, (first, end), out),
         }
     }
 
     let from = plan.direct.partition_point(|&v| v < first);
     for &v in plan.direct.get(from..).unwrap_or_default() {
-        let e = v.wrapping_sub(first);
-        if e >= count {
+        if v >= end {
             break;
         }
         let (Some(&s), Some(&t)) = (job.starts.get(v as usize), job.starts.get(v as usize + 1))
@@ -472,20 +509,37 @@ pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
             .influences
             .get(s as usize..t as usize)
             .unwrap_or_default();
-        b.direct::<NORMALS, UNIT>(infl, job.bones, out, e as usize);
+        b.direct::<NORMALS, UNIT>(infl, job.bones, out, (v - first) as usize);
     }
 }
 
-/// Runs `f` with a stack buffer of at least `n` matrices (`n <= MAX_PALETTE_BONES`), sized in
-/// steps so that a small palette does not pay for clearing a large buffer.
-fn with_palette_buffer<R>(n: usize, f: impl FnOnce(&mut [Mat3x4]) -> R) -> R {
-    const Z: Mat3x4 = Mat3x4 { m: [0.0; 12] };
-    if n <= 32 {
-        f(&mut [Z; 32])
-    } else if n <= 96 {
-        f(&mut [Z; 96])
-    } else {
-        f(&mut [Z; MAX_PALETTE_BONES])
+/// Skins the palette's vertices in `[first, end)`, with a stack buffer of `SLOTS` relative
+/// matrices (`SLOTS` at least the palette's bones, at most [`MAX_PALETTE_BONES`]).
+#[inline(always)]
+fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize>(
+    b: &B,
+    job: &Job,
+    range: (u32, u32),
+    out: &mut B::Out,
+) {
+    let plan = job.plan;
+    let mut rel = [b.zero_rel(); SLOTS];
+    for (slot, &bone) in rel.iter_mut().zip(&plan.palette_bones) {
+        let bone = bone as usize;
+        if let (Some(a), Some(i)) = (job.bones.get(bone), job.inverse_bind.get(bone)) {
+            *slot = b.relative(a, i);
+        }
+    }
+    for s in &plan.sets {
+        if !overlaps(s, range.0, range.1) {
+            continue;
+        }
+        let members = plan
+            .members
+            .get(s.key as usize..s.members_end as usize)
+            .unwrap_or_default();
+        let m = b.blend(members, &rel);
+        skin_group::<B, NORMALS, UNIT>(b, plan, s, m, range, out);
     }
 }
 
@@ -497,18 +551,16 @@ fn run<T: SkinTarget + ?Sized>(
     unit: bool,
     target: &mut T,
 ) {
-    with_palette_buffer(job.plan.palette_bones.len(), |rel| {
-        #[cfg(target_arch = "x86_64")]
-        if kernel != Kernel::Portable
-            && let Some(mut raw) = target.raw()
-        {
-            x86::run(kernel == Kernel::Avx2, job, normals, unit, rel, &mut raw);
-            return;
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = kernel;
-        portable::run(job, normals, unit, rel, target);
-    })
+    #[cfg(target_arch = "x86_64")]
+    if kernel != Kernel::Portable
+        && let Some(mut raw) = target.raw()
+    {
+        x86::run(kernel == Kernel::Avx2, job, normals, unit, &mut raw);
+        return;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
+    portable::run(job, normals, unit, target);
 }
 
 /// A static model's stored bind mesh: the mesh skinned in the bind pose by the kernel
@@ -532,6 +584,22 @@ pub(crate) fn rest_of(mesh: &Mesh, bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> 
         run(Kernel::selected(), &job, true, false, &mut t);
     }
     Rest { positions, normals }
+}
+
+/// Cuts between two threads' ranges fall on multiples of this many vertices: with 4-byte
+/// floats, 16 elements of any whole number of floats fill whole 64-byte cache lines, so that
+/// two threads skinning neighbouring ranges of an aligned buffer never write the same line.
+pub const SKIN_SPLIT_GRAIN: usize = 16;
+
+impl Mesh {
+    /// Where to cut the mesh's vertices into `parts` ranges of about equal skinning work (for as
+    /// many threads): `parts + 1` ascending bounds from 0 to the vertex count, every cut a
+    /// multiple of [`SKIN_SPLIT_GRAIN`]. Work is estimated from the layout: a vertex skinned with
+    /// others in a run costs less than one alone, one skinned influence by influence more.
+    pub fn skin_split(&self, parts: usize) -> Vec<usize> {
+        self.plan()
+            .split(self.influence_start(), parts, SKIN_SPLIT_GRAIN)
+    }
 }
 
 impl Model {

@@ -13,10 +13,21 @@
 //!   palette, nor one using a bone whose bind matrix has no accurate inverse.
 //! - Every other vertex is skinned influence by influence.
 //!
-//! Within a group vertices ascend, so a range of vertices is a run of each group. Building it is
-//! linear: one pass to classify, a small direct-mapped cache to find repeated sets (it may miss a
-//! repeat, which only costs a second copy of the set), one counting sort.
+//! Within a group, vertices ascend and are cut into runs of consecutive vertices. A run of at
+//! least [`RUN_MIN`] keeps its operands as structure-of-arrays lanes ([`Lanes`]), so that a
+//! kernel transforms several vertices per step and stores whole output elements at once; shorter
+//! runs keep one 32-byte operand per vertex ([`Point`]).
+//!
+//! Building it is linear: a survey transforms every vertex into the bind pose once (for the
+//! agreement check and the model's bounds alike, [`Survey`]; four lanes at a time, or a point and
+//! its normal in eight where the CPU has AVX, the same bits either way); then a small
+//! direct-mapped cache finds repeated sets (it may miss a repeat, which only costs a second copy
+//! of the set) and two passes over runs of equal class, one counting, one placing, order the
+//! vertices.
 
+#[cfg(target_arch = "x86_64")]
+use super::f4::F8;
+use super::f4::{F4, F4x2, Pair};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -25,23 +36,60 @@ use crate::model::Influence;
 pub(crate) const AGREEMENT: f32 = 1e-6;
 
 /// Most distinct bones the palette's sets may use: their `pose * inverse bind` matrices are
-/// computed per call into a stack buffer of this many (12 KiB). A mesh using more skins its
+/// computed per call into a stack buffer of this many (16 KiB). A mesh using more skins its
 /// multi-influence vertices influence by influence.
 pub(crate) const MAX_PALETTE_BONES: usize = 256;
 
-/// A palette vertex's operand: bind position, 1, bind normal, 0. Aligned for one 32-byte load.
+/// Shortest run of consecutive vertices whose operands go into [`Lanes`].
+pub(crate) const RUN_MIN: usize = 4;
+
+/// Floats after each lane of [`Lanes`]: a kernel may load eight entries from any entry of a run.
+const LANE_PAD: usize = 8;
+
+/// A vertex's operand: `(o, f, n, 0)`, the position and normal in the space of its matrix and
+/// the weight of the matrix's translation (1 for a palette vertex). Aligned for one 32-byte load.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct BindPoint(pub [f32; 8]);
+pub(crate) struct Point(pub [f32; 8]);
 
-/// A run of `SkinPlan::vertices`: `[start, end)`; `key` is the bone of a bone group, the first
-/// member of a set (whose members run to the next set's first, or the end).
+/// The operands of runs as seven lanes (ox, oy, oz, f, nx, ny, nz), each `stride` floats apart:
+/// entry `i` of lane `j` is `data[j * stride + i]`, followed by [`LANE_PAD`] spare floats.
+#[derive(Debug, Default)]
+pub(crate) struct Lanes {
+    pub data: Vec<f32>,
+    pub stride: usize,
+}
+
+impl Lanes {
+    /// Entry `i` as `(o, f, n, 0)`.
+    #[inline(always)]
+    pub fn entry(&self, i: usize) -> [f32; 8] {
+        let at = |j: usize| self.data.get(j * self.stride + i).copied().unwrap_or(0.0);
+        [at(0), at(1), at(2), at(3), at(4), at(5), at(6), 0.0]
+    }
+}
+
+/// Vertices `[first, first + len)`, whose operands are the lanes' entries `[at, at + len)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Run {
+    pub first: u32,
+    pub len: u32,
+    pub at: u32,
+}
+
+/// The vertices one matrix skins: `runs[runs.0..runs.1]` and `loose[loose.0..loose.1]` (with
+/// `points` alike), all between vertices `lo` and `hi`. `key` is the bone of a bone group, the
+/// first member of a set (whose members end at `members_end`). `weight_one`: every loose
+/// operand's weight is 1 (always so in a set).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Group {
-    pub start: u32,
-    pub end: u32,
     pub key: u32,
     pub members_end: u32,
+    pub lo: u32,
+    pub hi: u32,
+    pub runs: (u32, u32),
+    pub loose: (u32, u32),
+    pub weight_one: bool,
 }
 
 /// One influence of a palette set: the bone's slot in `SkinPlan::palette_bones`, its weight.
@@ -53,22 +101,26 @@ pub(crate) struct Member {
 
 #[derive(Debug, Default)]
 pub(crate) struct SkinPlan {
-    /// Vertex indices: bone groups' vertices, then the sets' vertices.
-    pub vertices: Vec<u32>,
     pub bone_groups: Vec<Group>,
-    /// Sets' `start`/`end` index `vertices`; their bind points are `points[start - sets_from..]`.
     pub sets: Vec<Group>,
-    pub sets_from: u32,
     pub members: Vec<Member>,
     /// The bones the sets use, ascending.
     pub palette_bones: Vec<u32>,
-    pub points: Vec<BindPoint>,
+    pub runs: Vec<Run>,
+    pub lanes: Lanes,
+    /// Vertices in runs shorter than [`RUN_MIN`], and their operands.
+    pub loose: Vec<u32>,
+    pub points: Vec<Point>,
     /// Vertices skinned influence by influence, ascending.
     pub direct: Vec<u32>,
+    one_bone: u32,
+    palette: u32,
 }
 
-/// What pass one decides for a vertex.
+/// What the survey decides for a vertex: a bone (one influence), a palette candidate, or direct.
 const DIRECT: u32 = u32::MAX;
+const CANDIDATE: u32 = u32::MAX - 1;
+/// After the decision: a set, `SET_BIT | set`.
 const SET_BIT: u32 = 1 << 31;
 
 /// How a mesh's vertices are skinned, counted: see [`crate::Mesh::skin_layout`].
@@ -82,6 +134,9 @@ pub struct SkinLayout {
     pub sets: usize,
     /// Vertices skinned influence by influence (influences that disagree, or none).
     pub direct: usize,
+    /// Of the one-bone and palette vertices, those in runs of at least four consecutive vertices
+    /// sharing a matrix, which kernels transform several at a time.
+    pub in_runs: usize,
     /// Heap the layout takes, in bytes.
     pub heap_bytes: usize,
 }
@@ -89,81 +144,141 @@ pub struct SkinLayout {
 impl SkinPlan {
     pub fn layout(&self) -> SkinLayout {
         SkinLayout {
-            one_bone: self.sets_from as usize,
-            palette: self.points.len(),
+            one_bone: self.one_bone as usize,
+            palette: self.palette as usize,
             sets: self.sets.len(),
             direct: self.direct.len(),
+            in_runs: self.runs.iter().map(|r| r.len as usize).sum(),
             heap_bytes: self.heap_bytes(),
         }
     }
 
+    /// Where to cut vertices `[0, vertex_count)` into `parts` ranges of about equal work, each
+    /// cut a multiple of `grain` vertices; `parts + 1` ascending bounds from 0 to the count.
+    /// Work is estimated per vertex from how it is skinned, a set's blend spread over its
+    /// vertices (a set cut in two is blended twice; that is not counted).
+    pub fn split(&self, starts: &[u32], parts: usize, grain: usize) -> Vec<usize> {
+        // Rough costs relative to each other, from the benchmarks' figures per vertex.
+        const RUN: f32 = 1.0;
+        const LOOSE: f32 = 2.5;
+        const DIRECT: f32 = 2.0;
+        const PER_INFLUENCE: f32 = 1.5;
+        const BLEND: f32 = 2.0;
+        const PER_MEMBER: f32 = 1.0;
+        let vc = starts.len().saturating_sub(1);
+        let mut cost = vec![0.0f32; vc];
+        let mut add = |v: u32, c: f32| {
+            if let Some(x) = cost.get_mut(v as usize) {
+                *x += c;
+            }
+        };
+        let bone_groups = self.bone_groups.iter().map(|g| (g, false));
+        for (g, is_set) in bone_groups.chain(self.sets.iter().map(|g| (g, true))) {
+            let runs = self
+                .runs
+                .get(g.runs.0 as usize..g.runs.1 as usize)
+                .unwrap_or_default();
+            let loose = self
+                .loose
+                .get(g.loose.0 as usize..g.loose.1 as usize)
+                .unwrap_or_default();
+            let n = runs.iter().map(|r| r.len as usize).sum::<usize>() + loose.len();
+            let blend = if is_set {
+                (BLEND + PER_MEMBER * g.members_end.saturating_sub(g.key) as f32) / n.max(1) as f32
+            } else {
+                0.0
+            };
+            for r in runs {
+                for v in r.first..r.first + r.len {
+                    add(v, RUN + blend);
+                }
+            }
+            for &v in loose {
+                add(v, LOOSE + blend);
+            }
+        }
+        for &v in &self.direct {
+            let n = influences_of_count(starts, v as usize);
+            add(v, DIRECT + PER_INFLUENCE * n as f32);
+        }
+        let total: f32 = cost.iter().sum();
+        let grain = grain.max(1);
+        let mut bounds = vec![0];
+        let mut sum = 0.0f32;
+        let mut v = 0;
+        for part in 1..parts.max(1) {
+            let target = total * part as f32 / parts as f32;
+            while v < vc && sum + cost.get(v).copied().unwrap_or(0.0) / 2.0 < target {
+                sum += cost.get(v).copied().unwrap_or(0.0);
+                v += 1;
+            }
+            let cut = (v + grain / 2) / grain * grain;
+            bounds.push(cut.clamp(bounds.last().copied().unwrap_or(0), vc));
+        }
+        bounds.push(vc);
+        bounds
+    }
+
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.vertices.len() * 4
-            + (self.bone_groups.len() + self.sets.len()) * size_of::<Group>()
+        (self.bone_groups.len() + self.sets.len()) * size_of::<Group>()
             + self.members.len() * size_of::<Member>()
             + self.palette_bones.len() * 4
-            + self.points.len() * size_of::<BindPoint>()
+            + self.runs.len() * size_of::<Run>()
+            + self.lanes.data.len() * 4
+            + self.loose.len() * 4
+            + self.points.len() * size_of::<Point>()
             + self.direct.len() * 4
     }
 
-    /// Lays out a checked mesh (every bone index below `bind.len()`); `size` is the model's
-    /// size, the scale of the palette's tolerance.
+    /// Lays out a checked mesh from its survey; `size` is the model's size, the scale of the
+    /// palette's tolerance.
     pub fn build(
+        survey: Survey,
         starts: &[u32],
         influences: &[Influence],
-        bind: &[Mat3x4],
-        inverse_bind: &[Mat3x4],
+        bone_count: usize,
         size: f32,
     ) -> SkinPlan {
-        let vc = starts.len().saturating_sub(1);
-        let nb = bind.len();
+        let Survey {
+            mut class,
+            points: mut candidates,
+            errors,
+            hashes,
+            ..
+        } = survey;
         let tolerance = AGREEMENT * size.max(f32::MIN_POSITIVE);
-        let invertible = invertible(bind, inverse_bind);
-        // Pass one: each vertex's bone group, set, or DIRECT; sets found through a small cache.
-        let mut class = Vec::with_capacity(vc);
-        let mut sets: Vec<Group> = Vec::new();
-        let mut members: Vec<Member> = Vec::new();
-        let mut points: Vec<BindPoint> = Vec::new();
-        let multi = starts.windows(2).filter(|w| w[1] - w[0] > 1).count();
-        let cache_len = (multi / 4).clamp(64, 1 << 14).next_power_of_two();
-        let mut cache = vec![u32::MAX; cache_len];
-        for w in starts.windows(2) {
-            let infl = influences.get(w[0] as usize..w[1] as usize).unwrap_or(&[]);
-            let c = match infl {
-                [one] if (one.bone as usize) < nb => one.bone,
-                [_, _, ..] => match bind_point(infl, bind, &invertible, tolerance) {
-                    Some(point) => {
-                        let set = find_or_add_set(infl, &mut cache, &mut sets, &mut members);
-                        points.push(point);
-                        SET_BIT | set
-                    }
-                    None => DIRECT,
-                },
+
+        // The candidates close enough to their bind point join a set; the others go direct.
+        let mut finder = SetFinder::new(candidates.len());
+        let mut accepted = 0usize;
+        let mut candidate = 0usize;
+        for (v, c) in class.iter_mut().enumerate() {
+            if *c != CANDIDATE {
+                continue;
+            }
+            let (error, hash) = (errors.get(candidate), hashes.get(candidate));
+            candidate += 1;
+            let infl = influences_of(starts, influences, v);
+            *c = match (error, hash) {
+                (Some(&e), Some(&h)) if e <= tolerance => {
+                    // The accepted points move down to their rank among the accepted.
+                    candidates.swap(accepted, candidate - 1);
+                    accepted += 1;
+                    SET_BIT | finder.find_or_add(infl, h)
+                }
                 _ => DIRECT,
             };
-            class.push(c);
         }
-
-        // Counted a run of equal classes at a time: neighbours tend to share a bone or set, and a
-        // counter bumped per vertex would wait on its own previous store.
-        let mut bone_counts = vec![0u32; nb];
-        let mut set_counts = vec![0u32; sets.len()];
-        for (c, _, len) in runs(&class) {
-            let n = if c == DIRECT {
-                None
-            } else if c & SET_BIT != 0 {
-                set_counts.get_mut((c & !SET_BIT) as usize)
-            } else {
-                bone_counts.get_mut(c as usize)
-            };
-            if let Some(n) = n {
-                *n += len as u32;
-            }
-        }
+        candidates.truncate(accepted);
+        let SetFinder {
+            mut sets,
+            mut members,
+            ..
+        } = finder;
 
         // Members name bones until here; the kernels want slots of the palette's bone list.
-        let mut slot_of = vec![u32::MAX; nb];
+        let mut slot_of = vec![u32::MAX; bone_count];
         for m in &members {
             if let Some(s) = slot_of.get_mut(m.slot as usize) {
                 *s = 0;
@@ -178,93 +293,246 @@ impl SkinPlan {
         }
         if palette_bones.len() > MAX_PALETTE_BONES {
             // Too many bones for the per-call buffer: every multi-influence vertex goes direct.
-            for c in class
-                .iter_mut()
-                .filter(|c| **c != DIRECT && **c & SET_BIT != 0)
-            {
+            for c in class.iter_mut().filter(|c| **c & SET_BIT != 0) {
                 *c = DIRECT;
             }
             sets.clear();
-            set_counts.clear();
             members.clear();
-            points.clear();
             palette_bones.clear();
+            accepted = 0;
         }
         for m in &mut members {
             m.slot = slot_of.get(m.slot as usize).copied().unwrap_or(0);
         }
 
-        // Counting sort: bone groups in bone order, then sets in order of first appearance.
-        let mut bone_groups = Vec::new();
-        let mut next = 0u32;
-        let mut bone_at = vec![0u32; nb];
-        for (b, &n) in bone_counts.iter().enumerate() {
-            if n > 0 {
-                if let Some(at) = bone_at.get_mut(b) {
-                    *at = next;
-                }
-                bone_groups.push(Group {
-                    start: next,
-                    end: next + n,
-                    key: b as u32,
-                    members_end: 0,
-                });
-                next += n;
-            }
-        }
-        let sets_from = next;
-        let mut set_at = Vec::with_capacity(sets.len());
-        for (set, &n) in sets.iter_mut().zip(&set_counts) {
-            set.start = next;
-            set.end = next + n;
-            set_at.push(next);
-            next += n;
-        }
-        let mut vertices = vec![0u32; next as usize];
-        let mut sorted_points = vec![BindPoint::default(); points.len()];
-        let mut direct = Vec::new();
-        let mut point_at = 0usize;
-        for (c, start, len) in runs(&class) {
-            let range = start as u32..(start + len) as u32;
-            let at = if c == DIRECT {
-                direct.extend(range);
-                continue;
-            } else if c & SET_BIT != 0 {
-                let Some(at) = set_at.get_mut((c & !SET_BIT) as usize) else {
-                    continue;
-                };
-                let to = (*at - sets_from) as usize;
-                if let (Some(slots), Some(from)) = (
-                    sorted_points.get_mut(to..to + len),
-                    points.get(point_at..point_at + len),
-                ) {
-                    slots.copy_from_slice(from);
-                }
-                point_at += len;
-                at
-            } else {
-                let Some(at) = bone_at.get_mut(c as usize) else {
-                    continue;
-                };
-                at
-            };
-            if let Some(slots) = vertices.get_mut(*at as usize..*at as usize + len) {
-                for (slot, v) in slots.iter_mut().zip(range) {
-                    *slot = v;
-                }
-            }
-            *at += len as u32;
-        }
-        SkinPlan {
-            vertices,
-            bone_groups,
-            sets,
-            sets_from,
+        let mut plan = SkinPlan {
             members,
             palette_bones,
-            points: sorted_points,
-            direct,
+            palette: accepted as u32,
+            ..SkinPlan::default()
+        };
+        plan.arrange(&class, bone_count, &sets, starts, influences, &candidates);
+        plan
+    }
+
+    /// Sorts the vertices into their groups: bone groups in bone order, then sets in order of
+    /// first appearance. A run of consecutive vertices of one group is a run of equal classes
+    /// in vertex order, so two passes over those runs do it: one counts, one places.
+    fn arrange(
+        &mut self,
+        class: &[u32],
+        bone_count: usize,
+        sets: &[Group],
+        starts: &[u32],
+        influences: &[Influence],
+        candidates: &[Point],
+    ) {
+        let key_of = |c: u32| -> Option<usize> {
+            if c == DIRECT || c == CANDIDATE {
+                None
+            } else if c & SET_BIT != 0 {
+                Some(bone_count + (c & !SET_BIT) as usize)
+            } else {
+                Some(c as usize)
+            }
+        };
+        // Per group: its runs, its loose vertices, its lane entries; counted, then where the
+        // next one goes.
+        let keys = bone_count + sets.len();
+        let mut at = vec![[0u32; 3]; keys];
+        for (c, _, len) in runs(class) {
+            match key_of(c).and_then(|k| at.get_mut(k)) {
+                Some(n) if len >= RUN_MIN => {
+                    n[0] += 1;
+                    n[2] += len as u32;
+                }
+                Some(n) => n[1] += len as u32,
+                None => {}
+            }
         }
+        let mut groups = Vec::new();
+        let mut next = [0u32; 3];
+        for (k, n) in at.iter_mut().enumerate() {
+            let count = *n;
+            *n = next;
+            if count != [0; 3] {
+                groups.push((k, next, count));
+            }
+            for (x, c) in next.iter_mut().zip(count) {
+                *x += c;
+            }
+        }
+        let [run_count, loose_count, lane_count] = next.map(|n| n as usize);
+        self.runs = vec![Run::default(); run_count];
+        self.loose = vec![0; loose_count];
+        self.points = vec![Point::default(); loose_count];
+        // No runs, no lanes.
+        let stride = if lane_count > 0 {
+            lane_count + LANE_PAD
+        } else {
+            0
+        };
+        let mut data = vec![0.0; 7 * stride];
+        let mut chunks = data.chunks_exact_mut(stride.max(1));
+        let mut lanes: [&mut [f32]; 7] = std::array::from_fn(|_| chunks.next().unwrap_or(&mut []));
+
+        // The accepted candidates' points are in vertex order.
+        let mut point = 0usize;
+        for (c, start, len) in runs(class) {
+            let Some(k) = key_of(c) else {
+                if c == DIRECT {
+                    self.direct.extend(start as u32..(start + len) as u32);
+                }
+                continue;
+            };
+            let Some(next) = at.get_mut(k) else {
+                continue;
+            };
+            // A run of one-influence vertices has consecutive influences.
+            let (infl, points) = if k < bone_count {
+                let from = starts.get(start).copied().unwrap_or(0) as usize;
+                (
+                    influences.get(from..from + len).unwrap_or_default(),
+                    &[][..],
+                )
+            } else {
+                point += len;
+                (
+                    &[][..],
+                    candidates.get(point - len..point).unwrap_or_default(),
+                )
+            };
+            let source = |i: usize| -> [f32; 8] {
+                match (infl.get(i), points.get(i)) {
+                    (Some(i), _) => operand(i),
+                    (_, Some(p)) => p.0,
+                    _ => [0.0; 8],
+                }
+            };
+            if len >= RUN_MIN {
+                let lane_at = next[2] as usize;
+                if let Some(run) = self.runs.get_mut(next[0] as usize) {
+                    *run = Run {
+                        first: start as u32,
+                        len: len as u32,
+                        at: lane_at as u32,
+                    };
+                }
+                // Four operands at a time, turned into four entries of each lane.
+                let mut i = 0;
+                while i + 4 <= len {
+                    let x: [(F4, F4); 4] = std::array::from_fn(|k| match infl.get(i + k) {
+                        Some(infl) => F4::influence(infl),
+                        None => points
+                            .get(i + k)
+                            .map_or((F4::zero(), F4::zero()), F4::point),
+                    });
+                    let a = F4::transpose(x.map(|x| x.0));
+                    let b = F4::transpose(x.map(|x| x.1));
+                    for (lane, v) in lanes.iter_mut().zip(a.into_iter().chain(b)) {
+                        if let Some(slots) = lane.get_mut(lane_at + i..lane_at + i + 4) {
+                            v.put(slots);
+                        }
+                    }
+                    i += 4;
+                }
+                for i in i..len {
+                    for (lane, x) in lanes.iter_mut().zip(source(i)) {
+                        if let Some(slot) = lane.get_mut(lane_at + i) {
+                            *slot = x;
+                        }
+                    }
+                }
+                next[0] += 1;
+                next[2] += len as u32;
+            } else {
+                let from = next[1] as usize;
+                if let (Some(verts), Some(points)) = (
+                    self.loose.get_mut(from..from + len),
+                    self.points.get_mut(from..from + len),
+                ) {
+                    for (i, (v, p)) in verts.iter_mut().zip(points).enumerate() {
+                        *v = (start + i) as u32;
+                        *p = Point(source(i));
+                    }
+                }
+                next[1] += len as u32;
+            }
+        }
+
+        self.lanes = Lanes { data, stride };
+
+        for (k, first, _) in groups {
+            let [runs_to, loose_to, _] = at.get(k).copied().unwrap_or_default();
+            let runs = self
+                .runs
+                .get(first[0] as usize..runs_to as usize)
+                .unwrap_or_default();
+            let loose = self
+                .loose
+                .get(first[1] as usize..loose_to as usize)
+                .unwrap_or_default();
+            let lo = runs
+                .first()
+                .map(|r| r.first)
+                .into_iter()
+                .chain(loose.first().copied())
+                .min();
+            let hi = runs
+                .last()
+                .map(|r| r.first + r.len - 1)
+                .into_iter()
+                .chain(loose.last().copied())
+                .max();
+            let mut group = if k < bone_count {
+                Group {
+                    key: k as u32,
+                    ..Group::default()
+                }
+            } else {
+                sets.get(k - bone_count).copied().unwrap_or_default()
+            };
+            group.lo = lo.unwrap_or(0);
+            group.hi = hi.unwrap_or(0);
+            group.runs = (first[0], runs_to);
+            group.loose = (first[1], loose_to);
+            group.weight_one = self
+                .points
+                .get(first[1] as usize..loose_to as usize)
+                .unwrap_or_default()
+                .iter()
+                .all(|p| p.0[3].to_bits() == 1.0f32.to_bits());
+            if k < bone_count {
+                self.one_bone += (runs.iter().map(|r| r.len).sum::<u32>()) + loose.len() as u32;
+                self.bone_groups.push(group);
+            } else {
+                self.sets.push(group);
+            }
+        }
+    }
+}
+
+/// An influence as an operand, `(o, f, n, 0)`.
+#[inline(always)]
+fn operand(i: &Influence) -> [f32; 8] {
+    let ([x, y, z], [a, b, c]) = (i.origin, i.normal);
+    [x, y, z, i.weight, a, b, c, 0.0]
+}
+
+/// How many influences vertex `v` has.
+fn influences_of_count(starts: &[u32], v: usize) -> usize {
+    match (starts.get(v), starts.get(v + 1)) {
+        (Some(&s), Some(&e)) => e.saturating_sub(s) as usize,
+        _ => 0,
+    }
+}
+
+/// The influences of vertex `v`.
+#[inline(always)]
+fn influences_of<'a>(starts: &[u32], influences: &'a [Influence], v: usize) -> &'a [Influence] {
+    match (starts.get(v), starts.get(v + 1)) {
+        (Some(&s), Some(&e)) => influences.get(s as usize..e as usize).unwrap_or_default(),
+        _ => &[],
     }
 }
 
@@ -281,51 +549,53 @@ fn runs(class: &[u32]) -> impl Iterator<Item = (u32, usize, usize)> + '_ {
     })
 }
 
-/// The set of `infl`'s (bone, weight) pairs: one already seen when the cache remembers it, else
-/// a new one. Members still name bones here.
-fn find_or_add_set(
-    infl: &[Influence],
-    cache: &mut [u32],
-    sets: &mut Vec<Group>,
-    members: &mut Vec<Member>,
-) -> u32 {
-    let mut h: u32 = infl.len() as u32;
-    for i in infl {
-        h = (h.rotate_left(5) ^ i.bone ^ i.weight.to_bits()).wrapping_mul(0x9e37_79b9);
+/// The palette's sets as they are found, each set's (bone, weight) pairs as its members.
+struct SetFinder {
+    sets: Vec<Group>,
+    members: Vec<Member>,
+    /// A small direct-mapped cache from a set's hash to the set last filed under it.
+    cache: Vec<u32>,
+}
+
+impl SetFinder {
+    fn new(candidates: usize) -> SetFinder {
+        let cache_len = (candidates / 4).clamp(64, 1 << 14).next_power_of_two();
+        SetFinder {
+            sets: Vec::new(),
+            members: Vec::new(),
+            cache: vec![u32::MAX; cache_len],
+        }
     }
-    let entry = (h >> 18) as usize & (cache.len() - 1);
-    let same = |set: &Group| {
-        members
-            .get(set.key as usize..set.members_end as usize)
-            .is_some_and(|m| {
-                m.len() == infl.len()
-                    && m.iter()
-                        .zip(infl)
-                        .all(|(m, i)| m.slot == i.bone && m.weight.to_bits() == i.weight.to_bits())
-            })
-    };
-    if let Some(&id) = cache.get(entry)
-        && let Some(set) = sets.get(id as usize)
-        && same(set)
-    {
-        return id;
+
+    /// The set of `infl`'s pairs, whose hash is `h`: one already seen when the cache remembers it, else a new one. Members still name bones here.
+    fn find_or_add(&mut self, infl: &[Influence], h: u32) -> u32 {
+        let entry = (h >> 18) as usize & (self.cache.len() - 1);
+        if let Some(&id) = self.cache.get(entry)
+            && let Some(set) = self.sets.get(id as usize)
+            && let Some(m) = self.members.get(set.key as usize..set.members_end as usize)
+            && m.len() == infl.len()
+            && m.iter()
+                .zip(infl)
+                .all(|(m, i)| m.slot == i.bone && m.weight.to_bits() == i.weight.to_bits())
+        {
+            return id;
+        }
+        let id = self.sets.len() as u32;
+        let start = self.members.len() as u32;
+        self.members.extend(infl.iter().map(|i| Member {
+            slot: i.bone,
+            weight: i.weight,
+        }));
+        self.sets.push(Group {
+            key: start,
+            members_end: self.members.len() as u32,
+            ..Group::default()
+        });
+        if let Some(e) = self.cache.get_mut(entry) {
+            *e = id;
+        }
+        id
     }
-    let id = sets.len() as u32;
-    let key = members.len() as u32;
-    members.extend(infl.iter().map(|i| Member {
-        slot: i.bone,
-        weight: i.weight,
-    }));
-    sets.push(Group {
-        start: 0,
-        end: 0,
-        key,
-        members_end: members.len() as u32,
-    });
-    if let Some(e) = cache.get_mut(entry) {
-        *e = id;
-    }
-    id
 }
 
 /// Most influences a palette vertex may have (more are skinned one by one; real files have up to
@@ -364,63 +634,332 @@ fn invertible(bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> Vec<bool> {
         .collect()
 }
 
-/// The bind point and normal the influences agree on, or `None` when they do not (to within
-/// `tolerance` in the bind pose), cannot (no positive total weight, a bone without an inverse)
-/// or are too many to check.
-///
-/// Influence k puts the vertex at `w_k = B_k (o_k, f_k)` (weighted) in the bind pose; they agree
-/// when every `w_k` is `f_k v` for the weighted mean `v`; then `f_k B_k^-1 (v, 1)` is `(o_k, f_k)`
-/// and the palette's blend gives the stored sum. Normals likewise with the 3x3 parts.
-fn bind_point(
-    infl: &[Influence],
-    bind: &[Mat3x4],
-    invertible: &[bool],
-    tolerance: f32,
-) -> Option<BindPoint> {
-    if infl.len() > MAX_PALETTE_INFLUENCES {
-        return None;
+/// A bind matrix's columns `(x, y, z, 0)`, the translation last.
+#[derive(Clone, Copy, Default)]
+struct Columns([F4; 4]);
+
+impl Columns {
+    fn of(m: &Mat3x4) -> Columns {
+        let c = |j: usize| F4::new([m.m[j], m.m[4 + j], m.m[8 + j], 0.0]);
+        Columns([c(0), c(1), c(2), c(3)])
     }
-    let mut points = [[0.0f32; 6]; MAX_PALETTE_INFLUENCES];
-    let mut p = [0.0f32; 3];
-    let mut n = [0.0f32; 3];
-    let mut total = 0.0f32;
-    let mut normal_scale = 0.0f32;
-    for (i, w) in infl.iter().zip(&mut points) {
-        if !invertible.get(i.bone as usize).copied().unwrap_or(false) {
-            return None;
+
+    /// `R (x, y, z)` of `v = (x, y, z, _)`, as [`Mat3x4::transform_vector`] rounds it.
+    #[inline(always)]
+    fn rotate(&self, v: F4) -> F4 {
+        let [c0, c1, c2, _] = self.0;
+        c0.mul(v.lane::<0x00>())
+            .add(c1.mul(v.lane::<0x55>()))
+            .add(c2.mul(v.lane::<0xAA>()))
+    }
+
+    /// `R o + f t` of `x = (o, f)`: where an influence puts its vertex (weighted).
+    #[inline(always)]
+    fn place(&self, x: F4) -> F4 {
+        self.rotate(x).add(self.0[3].mul(x.lane::<0xFF>()))
+    }
+}
+
+/// A mesh's vertices transformed into the bind pose once, before the model's size is known:
+/// the model's bounds, and what [`SkinPlan::build`] needs to lay the mesh out.
+pub(crate) struct Survey {
+    /// Per vertex: its bone, [`CANDIDATE`] or [`DIRECT`].
+    class: Vec<u32>,
+    /// Per candidate, in vertex order: the bind point, its position error, the set's hash.
+    points: Vec<Point>,
+    errors: Vec<f32>,
+    hashes: Vec<u32>,
+    /// The bind-pose bounds of the vertices, as `p = sum_k (R_k o_k + f_k t_k)` rounds them;
+    /// `None` without vertices.
+    pub bounds: Option<([f32; 3], [f32; 3])>,
+}
+
+impl Survey {
+    /// Surveys a checked mesh (every bone index below `bind.len()`).
+    pub fn new(
+        starts: &[u32],
+        influences: &[Influence],
+        bind: &[Mat3x4],
+        inverse_bind: &[Mat3x4],
+    ) -> Survey {
+        Survey::with(starts, influences, bind, inverse_bind, true)
+    }
+
+    /// [`Survey::new`], eight lanes wide when `wide` and the CPU has AVX (the same bits either
+    /// way).
+    fn with(
+        starts: &[u32],
+        influences: &[Influence],
+        bind: &[Mat3x4],
+        inverse_bind: &[Mat3x4],
+        wide: bool,
+    ) -> Survey {
+        let vc = starts.len().saturating_sub(1);
+        let columns: Vec<Columns> = bind.iter().map(Columns::of).collect();
+        let invertible = invertible(bind, inverse_bind);
+        // One-influence vertices first, in a loop of their own; then the others, still marked
+        // as candidates.
+        let mut class = vec![CANDIDATE; vc];
+        let (lo, hi) = single_influences(starts, influences, &columns, &mut class);
+        let mut survey = Survey {
+            points: Vec::new(),
+            errors: Vec::new(),
+            hashes: Vec::new(),
+            bounds: None,
+            class: Vec::new(),
+        };
+        let mut bounds = (lo, hi);
+        let several = Several {
+            starts,
+            influences,
+            columns: &columns,
+            invertible: &invertible,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if wide && std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the CPU has AVX.
+            unsafe { several.avx(&mut class, &mut survey, &mut bounds) };
+        } else {
+            several.run::<F4x2>(&mut class, &mut survey, &mut bounds);
         }
-        let b = bind.get(i.bone as usize)?;
-        let q = b.transform_vector(i.origin);
-        let r = b.transform_vector(i.normal);
-        let t = b.translation();
-        for a in 0..3 {
-            w[a] = q[a] + i.weight * t[a];
-            w[3 + a] = r[a];
-            p[a] += w[a];
-            n[a] += r[a];
-            normal_scale += i.normal[a].abs();
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = wide;
+            several.run::<F4x2>(&mut class, &mut survey, &mut bounds);
         }
-        total += i.weight;
+        let (lo, hi) = bounds;
+        let [a, b, c, _] = lo.get();
+        let [d, e, f, _] = hi.get();
+        survey.class = class;
+        survey.bounds = (vc > 0).then_some(([a, b, c], [d, e, f]));
+        survey
     }
-    // Zero, negative or NaN: no point to divide by.
-    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return None;
-    }
-    let inv = 1.0 / total;
-    let v = [p[0] * inv, p[1] * inv, p[2] * inv];
-    let nb = [n[0] * inv, n[1] * inv, n[2] * inv];
-    let mut position_error = 0.0f32;
-    let mut normal_error = 0.0f32;
-    for (i, w) in infl.iter().zip(&points) {
-        for a in 0..3 {
-            position_error += (w[a] - i.weight * v[a]).abs();
-            normal_error += (w[3 + a] - i.weight * nb[a]).abs();
+}
+
+/// Classifies the one-influence vertices (by their bone), leaves the others' class alone, and
+/// gives the bounds of their bind-pose positions. The loop makes no call (nothing may grow), so
+/// the bounds stay in registers.
+#[inline(never)]
+fn single_influences(
+    starts: &[u32],
+    influences: &[Influence],
+    columns: &[Columns],
+    class: &mut [u32],
+) -> (F4, F4) {
+    let zero = Columns::default();
+    let mut lo = F4::splat(f32::INFINITY);
+    let mut hi = F4::splat(f32::NEG_INFINITY);
+    for (c, w) in class.iter_mut().zip(starts.windows(2)) {
+        if let Some(one) = influences.get(w[0] as usize).filter(|_| w[1] == w[0] + 1) {
+            *c = one.bone;
+            let m = columns.get(one.bone as usize).unwrap_or(&zero);
+            let p = F4::zero().add(m.place(F4::influence(one).0));
+            lo = lo.min(p);
+            hi = hi.max(p);
         }
     }
-    let normal_tolerance = AGREEMENT * normal_scale;
-    if position_error <= tolerance && normal_error <= normal_tolerance {
-        Some(BindPoint([v[0], v[1], v[2], 1.0, nb[0], nb[1], nb[2], 0.0]))
-    } else {
-        None
+    (lo, hi)
+}
+
+impl Survey {
+    /// The bind-pose bounds of all the surveyed meshes' vertices; zeros without any.
+    pub fn bounds(surveys: &[Survey]) -> ([f32; 3], [f32; 3]) {
+        let mut all = surveys.iter().filter_map(|s| s.bounds);
+        let Some(first) = all.next() else {
+            return ([0.0; 3], [0.0; 3]);
+        };
+        all.fold(first, |(lo, hi), (l, h)| {
+            (
+                std::array::from_fn(|a| lo[a].min(l[a])),
+                std::array::from_fn(|a| hi[a].max(h[a])),
+            )
+        })
+    }
+}
+
+/// The survey of the vertices with other than one influence.
+struct Several<'a> {
+    starts: &'a [u32],
+    influences: &'a [Influence],
+    columns: &'a [Columns],
+    invertible: &'a [bool],
+}
+
+impl Several<'_> {
+    /// [`Several::run`] eight lanes wide.
+    ///
+    /// # Safety
+    /// The CPU has AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn avx(&self, class: &mut [u32], survey: &mut Survey, bounds: &mut (F4, F4)) {
+        self.run::<F8>(class, survey, bounds);
+    }
+
+    /// Surveys every vertex still marked a candidate: its class, its point when it has one, and
+    /// the bounds. Kept free of closures: one is compiled without the caller's CPU features.
+    #[inline(always)]
+    fn run<P: Pair>(&self, class: &mut [u32], survey: &mut Survey, bounds: &mut (F4, F4)) {
+        // Each bone's columns side by side, for the point (with the translation) and the
+        // normal (without): `[c_j | c_j]`, `[t | 0]`.
+        let mut columns = Vec::with_capacity(self.columns.len());
+        for c in self.columns {
+            let [c0, c1, c2, t] = c.0;
+            columns.push([
+                P::join(c0, c0),
+                P::join(c1, c1),
+                P::join(c2, c2),
+                P::join(t, F4::zero()),
+            ]);
+        }
+        // Sized up front and written in place: a push may call to grow, around which the loop's
+        // registers would be saved.
+        let most = class.iter().filter(|&&c| c == CANDIDATE).count();
+        let mut points = vec![Point::default(); most];
+        let mut errors = vec![0.0; most];
+        let mut hashes = vec![0; most];
+        let mut found = 0;
+        // Each influence's bind-pose point and normal, reused from vertex to vertex.
+        let mut scratch = [P::zero(); MAX_PALETTE_INFLUENCES];
+        let (mut lo, mut hi) = *bounds;
+        for (v, c) in class.iter_mut().enumerate() {
+            if *c != CANDIDATE {
+                continue;
+            }
+            let infl = influences_of(self.starts, self.influences, v);
+            let (p, agreed) = self.candidate(infl, &columns, &mut scratch);
+            match (
+                agreed,
+                points.get_mut(found),
+                errors.get_mut(found),
+                hashes.get_mut(found),
+            ) {
+                (Some((point, error, hash)), Some(p), Some(e), Some(h)) => {
+                    (*p, *e, *h) = (point, error, hash);
+                    found += 1;
+                }
+                _ => *c = DIRECT,
+            }
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        points.truncate(found);
+        errors.truncate(found);
+        hashes.truncate(found);
+        (survey.points, survey.errors, survey.hashes) = (points, errors, hashes);
+        *bounds = (lo, hi);
+    }
+
+    /// A vertex's bind-pose position `p = sum_k (R_k o_k + f_k t_k)`, and, when its influences
+    /// agree on a bind point and normal, that point (`(v, 1, n, 0)`), the position error and the
+    /// hash of its (bone, weight) pairs. They do not agree when they are too many to check, a
+    /// bone has no accurate inverse, the total weight is not positive, or the normals disagree
+    /// by more than [`AGREEMENT`] of their length (the positions' error is judged once the
+    /// model's size is known).
+    ///
+    /// Influence k puts the vertex at `w_k = B_k (o_k, f_k)` (weighted) in the bind pose; they
+    /// agree when every `w_k` is `f_k v` for the weighted mean `v`; then `f_k B_k^-1 (v, 1)` is
+    /// `(o_k, f_k)` and the palette's blend gives the stored sum. Normals likewise with the 3x3
+    /// parts, side by side with the points: `[w_k | R_k n_k + 0]`.
+    #[inline(always)]
+    fn candidate<P: Pair>(
+        &self,
+        infl: &[Influence],
+        columns: &[[P; 4]],
+        scratch: &mut [P; MAX_PALETTE_INFLUENCES],
+    ) -> (F4, Option<(Point, f32, u32)>) {
+        let mut pn = P::zero();
+        if infl.len() < 2 || infl.len() > MAX_PALETTE_INFLUENCES {
+            for i in infl {
+                pn = pn.add(place(columns, i));
+            }
+            return (pn.halves().0, None);
+        }
+        let mut scale = P::zero();
+        let mut total = 0.0f32;
+        let mut all_invertible = true;
+        let mut h: u32 = infl.len() as u32;
+        for (i, wr) in infl.iter().zip(scratch.iter_mut()) {
+            all_invertible &= self
+                .invertible
+                .get(i.bone as usize)
+                .copied()
+                .unwrap_or(false);
+            *wr = place(columns, i);
+            pn = pn.add(*wr);
+            scale = scale.add(P::influence(i).abs());
+            total += i.weight;
+            h = (h.rotate_left(5) ^ i.bone ^ i.weight.to_bits()).wrapping_mul(0x9e37_79b9);
+        }
+        let p = pn.halves().0;
+        // Zero, negative or NaN: no point to divide by.
+        if !all_invertible || total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return (p, None);
+        }
+        let vn = pn.mul(P::splat(1.0 / total));
+        let mut error = P::zero();
+        for (i, wr) in infl.iter().zip(scratch.iter()) {
+            error = error.add(wr.dist(P::splat(i.weight).mul(vn)));
+        }
+        let (position_error, normal_error) = error.halves();
+        if normal_error.sum3() > AGREEMENT * scale.halves().1.sum3() {
+            return (p, None);
+        }
+        let (v, nb) = vn.halves();
+        let [x, y, z, _] = v.get();
+        let [a, b, c, _] = nb.get();
+        let point = Point([x, y, z, 1.0, a, b, c, 0.0]);
+        (p, Some((point, position_error.sum3(), h)))
+    }
+}
+
+/// `[w | r]` of influence `i`: `((c0 x + c1 y) + c2 z) + c3 f` in each half, as
+/// [`Columns::place`] rounds the point.
+#[inline(always)]
+fn place<P: Pair>(columns: &[[P; 4]], i: &Influence) -> P {
+    let x = P::influence(i);
+    let Some([c0, c1, c2, c3]) = columns.get(i.bone as usize) else {
+        return P::zero();
+    };
+    c0.mul(x.lane::<0x00>())
+        .add(c1.mul(x.lane::<0x55>()))
+        .add(c2.mul(x.lane::<0xAA>()))
+        .add(c3.mul(x.lane::<0xFF>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::TubeRig;
+
+    /// The eight-lane survey gives the four-lane one's bits: the layout does not depend on the
+    /// CPU. On a tube whose influences are nudged so that some agree and some do not.
+    #[test]
+    fn the_survey_is_the_same_eight_lanes_wide() {
+        let model = TubeRig::with_vertices(3000).build().unwrap();
+        let bind = model.skeleton().bind_pose();
+        let inverse = model.skeleton().inverse_bind();
+        let mesh = &model.meshes()[0];
+        let mut influences = mesh.all_influences().to_vec();
+        for (k, i) in influences.iter_mut().enumerate() {
+            match k % 7 {
+                0 => i.origin[0] += 1e-3,
+                3 => i.normal = [-0.0, 0.0, -0.0],
+                5 => i.weight = -i.weight,
+                _ => {}
+            }
+        }
+        let starts = mesh.influence_start();
+        let narrow = Survey::with(starts, &influences, bind, inverse, false);
+        let wide = Survey::with(starts, &influences, bind, inverse, true);
+        let bits =
+            |p: &[Point]| -> Vec<u32> { p.iter().flat_map(|p| p.0.map(f32::to_bits)).collect() };
+        assert_eq!(narrow.class, wide.class);
+        assert!(narrow.class.contains(&CANDIDATE) && narrow.class.contains(&DIRECT));
+        assert_eq!(bits(&narrow.points), bits(&wide.points));
+        let errors = |s: &Survey| -> Vec<u32> { s.errors.iter().map(|e| e.to_bits()).collect() };
+        assert_eq!(errors(&narrow), errors(&wide));
+        assert_eq!(narrow.hashes, wide.hashes);
+        assert_eq!(narrow.bounds, wide.bounds);
     }
 }

@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::plan::{BindPoint, Member};
+use super::plan::{Lanes, Member, Point};
 use super::{Backend, Job, SkinTarget, drive, normalize};
 use crate::math::Mat3x4;
 use crate::model::Influence;
@@ -46,6 +46,12 @@ fn put<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
 impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     type Out = T;
     type Mat = Mat3x4;
+    type Rel = Mat3x4;
+
+    #[inline(always)]
+    fn zero_rel(&self) -> Mat3x4 {
+        Mat3x4 { m: [0.0; 12] }
+    }
 
     #[inline(always)]
     fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Mat3x4 {
@@ -63,6 +69,13 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
 
     #[inline(always)]
     fn bone(&self, m: &Mat3x4) -> Mat3x4 {
+        *m
+    }
+
+    type Wide = Mat3x4;
+
+    #[inline(always)]
+    fn widen(&self, m: &Mat3x4) -> Mat3x4 {
         *m
     }
 
@@ -85,29 +98,29 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     }
 
     #[inline(always)]
-    fn influence<const NORMALS: bool, const UNIT: bool>(
+    fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: Mat3x4,
-        i: &Influence,
+        p: &Point,
         out: &mut T,
         e: usize,
     ) {
-        let [ox, oy, oz] = i.origin;
-        let (p, n) = transform(&m, [ox, oy, oz, i.weight], i.normal);
-        put::<T, NORMALS, UNIT>(out, e, p, n);
+        operand::<T, NORMALS, UNIT>(&m, p.0, out, e);
     }
 
     #[inline(always)]
-    fn point<const NORMALS: bool, const UNIT: bool>(
+    fn run<const NORMALS: bool, const UNIT: bool>(
         &self,
-        m: Mat3x4,
-        p: &BindPoint,
+        m: &Mat3x4,
+        lanes: &Lanes,
+        at: usize,
+        len: usize,
         out: &mut T,
         e: usize,
     ) {
-        let [x, y, z, w, nx, ny, nz, _] = p.0;
-        let (p, n) = transform(&m, [x, y, z, w], [nx, ny, nz]);
-        put::<T, NORMALS, UNIT>(out, e, p, n);
+        for i in 0..len {
+            operand::<T, NORMALS, UNIT>(m, lanes.entry(at + i), out, e + i);
+        }
     }
 
     #[inline(always)]
@@ -140,18 +153,25 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     }
 }
 
-/// Skins `job` into `target` through [`SkinTarget::put`].
-pub(super) fn run<T: SkinTarget + ?Sized>(
-    job: &Job,
-    normals: bool,
-    unit: bool,
-    rel: &mut [Mat3x4],
-    target: &mut T,
+/// Element `e` from the operand `x = (o, f, n, 0)`.
+#[inline(always)]
+fn operand<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
+    m: &Mat3x4,
+    x: [f32; 8],
+    out: &mut T,
+    e: usize,
 ) {
+    let [ox, oy, oz, f, nx, ny, nz, _] = x;
+    let (p, n) = transform(m, [ox, oy, oz, f], [nx, ny, nz]);
+    put::<T, NORMALS, UNIT>(out, e, p, n);
+}
+
+/// Skins `job` into `target` through [`SkinTarget::put`].
+pub(super) fn run<T: SkinTarget + ?Sized>(job: &Job, normals: bool, unit: bool, target: &mut T) {
     let b = Portable::<T>(PhantomData);
     match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, rel, target),
-        (true, false) => drive::<_, true, false>(&b, job, rel, target),
-        _ => drive::<_, false, false>(&b, job, rel, target),
+        (true, true) => drive::<_, true, true>(&b, job, target),
+        (true, false) => drive::<_, true, false>(&b, job, target),
+        _ => drive::<_, false, false>(&b, job, target),
     }
 }
