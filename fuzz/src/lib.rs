@@ -55,7 +55,7 @@ pub fn bind(data: &[u8]) {
     assert!(bound.unbound().is_none());
     assert!(bound.shares_skeleton(&skeleton));
     assert_eq!(bound.meshes().len(), meshes.meshes().len());
-    check_model(&bound);
+    check_model(&bound, "the bound model");
 }
 
 /// Most values the cfp target encodes again.
@@ -183,5 +183,5 @@ pub fn skills(data: &[u8]) {
     );
     assert!(model.animations().len() > skeleton.animations().len());
     assert!(model.frames().len() > skeleton.frames().len());
-    check_model(&model);
+    check_model(&model, "the skeleton with skills");
 }

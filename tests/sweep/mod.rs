@@ -8,6 +8,9 @@
 
 use ossa::{ErrorCode, FrameBlend, Mat3x4, Model, Strided};
 
+#[path = "../../fuzz/src/invariants.rs"]
+mod invariants;
+
 /// What broken or hostile bytes may fail with.
 pub const CLEAN: [ErrorCode; 5] = [
     ErrorCode::UnknownFormat,
@@ -63,97 +66,9 @@ pub struct SkinOut {
 // Checks every loaded model must pass
 // ---------------------------------------------------------------------------------------------
 
-/// The model's own invariants: parents earlier, a frame 0 for every skeleton, influence bones
-/// (skeleton bones, or the slots meshes waiting for a skeleton name), triangle indices and
-/// references in range, texcoords and group ids sized to the mesh, and, once bound, posing and
-/// skinning frame 0, the last frame and a blend of the two without panicking. When every stored
-/// number is moderate, these must also give finite values (with values near f32::MAX a finite
-/// product can overflow, which says nothing about the loader).
-pub fn check_invariants(model: &Model, what: &str) {
-    let nb = model.bones().len();
-    let slots = model.unbound().map_or(nb, |s| s.count());
-    for (i, b) in model.bones().iter().enumerate() {
-        assert!(
-            b.parent == -1 || (b.parent >= 0 && (b.parent as usize) < i),
-            "{what}: bone {i}: parent {}",
-            b.parent
-        );
-    }
-    assert!(
-        nb == 0 || !model.frames().is_empty(),
-        "{what}: a skeleton has frame 0"
-    );
-    let mut moderate = true;
-    for f in 0..model.frames().len() {
-        let poses = model.skeleton().frame_poses(f).expect("frame poses");
-        assert_eq!(poses.len(), nb, "{what}");
-        for p in poses {
-            assert!(p.is_finite(), "{what}: frame {f}");
-            moderate &= p.m.iter().all(|v| v.abs() < 1e15);
-        }
-    }
-    for mesh in model.meshes() {
-        let vc = mesh.vertex_count();
-        assert!(mesh.indices().len().is_multiple_of(3), "{what}");
-        for &i in mesh.indices() {
-            assert!((i as usize) < vc, "{what}: index {i} of {vc} vertices");
-        }
-        for v in 0..vc {
-            for inf in mesh.influences(v) {
-                assert!(
-                    (inf.bone as usize) < slots,
-                    "{what}: influence bone {}",
-                    inf.bone
-                );
-                let all = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
-                for x in all {
-                    assert!(x.is_finite(), "{what}: vertex {v}");
-                    moderate &= x.abs() < 1e15;
-                }
-            }
-        }
-        if let Some(tc) = mesh.texcoords() {
-            assert_eq!(tc.len(), vc, "{what}");
-            assert!(tc.iter().flatten().all(|v| v.is_finite()), "{what}");
-        }
-        if let Some(g) = mesh.group_ids() {
-            assert_eq!(g.len(), mesh.triangle_count(), "{what}");
-        }
-        if let Some(r) = mesh.references() {
-            assert!(r.iter().all(|&b| (b as usize) < slots), "{what}");
-        }
-    }
-    if model.unbound().is_some() || model.frames().is_empty() {
-        return;
-    }
-    let last = model.frames().len() as u32 - 1;
-    let blends: [&[FrameBlend]; 3] = [
-        &[blend(0, 1.0)],
-        &[blend(last, 1.0)],
-        &[blend(0, 0.5), blend(last, 0.5)],
-    ];
-    for b in blends {
-        let bones = pose(model, b, None);
-        if moderate {
-            assert!(
-                bones.iter().all(Mat3x4::is_finite),
-                "{what}: {b:?} poses {bones:?}"
-            );
-        }
-        for (m, mesh) in model.meshes().iter().enumerate() {
-            let out = skin(model, m, &bones, 0);
-            assert_eq!(out.positions.len(), mesh.vertex_count(), "{what}");
-            if moderate {
-                for (p, n) in out.positions.iter().zip(&out.normals) {
-                    assert!(
-                        p.iter().chain(n).all(|v| v.is_finite()),
-                        "{what}: mesh {m}: {b:?} skins to {p:?} {n:?}"
-                    );
-                }
-            }
-        }
-    }
-}
+/// The invariants every model keeps, the fuzz targets' own: see `fuzz/src/invariants.rs`.
+#[allow(unused_imports)]
+pub use invariants::check_model as check_invariants;
 
 // ---------------------------------------------------------------------------------------------
 // Hostile bytes
