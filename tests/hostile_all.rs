@@ -14,6 +14,7 @@ mod counting_alloc;
 mod samples;
 
 use common::XorShift;
+use common::invariants;
 use counting_alloc::budget;
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 use samples::{Sample, WRITERS, models, samples_of};

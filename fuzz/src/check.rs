@@ -2,16 +2,13 @@
 //! (which includes this file): a load ends in a model that keeps its invariants or in an error
 //! of a clean kind, holds no more memory at once than it is allowed, agrees with the validator
 //! and with strict mode, and gives a model that saves in its own format to bytes that validate
-//! clean. Each includer has `samples` and `counting_alloc` modules at its root.
+//! clean. Each includer has `samples`, `counting_alloc` and `invariants` modules at its root.
 
 use ossa::{ErrorCode, Format, LoadOptions, Mat3x4, Model};
 
 use crate::counting_alloc::peak_of;
+pub use crate::invariants::check_model;
 use crate::samples::WRITERS;
-
-#[path = "invariants.rs"]
-mod invariants;
-pub use invariants::check_model;
 
 /// What loading bytes may fail with: the data's own fault, never the caller's.
 pub const CLEAN_LOAD: [ErrorCode; 5] = [

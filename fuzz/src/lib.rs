@@ -6,6 +6,7 @@
 //! the Rust API or writes where it should not.
 
 pub mod check;
+pub mod invariants;
 pub mod pose_skin;
 pub mod samples;
 

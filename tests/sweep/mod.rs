@@ -9,7 +9,7 @@
 use ossa::{ErrorCode, FrameBlend, Mat3x4, Model, Strided};
 
 #[path = "../../fuzz/src/invariants.rs"]
-mod invariants;
+pub mod invariants;
 
 /// What broken or hostile bytes may fail with.
 pub const CLEAN: [ErrorCode; 5] = [
