@@ -265,10 +265,10 @@ fn triangle_winding_is_counter_clockwise_front() {
             let n = |i: u32| skinned[m].normals[i as usize].map(f64::from);
             for t in mesh.indices().chunks_exact(3) {
                 let (a, b, cc) = (p(t[0]), p(t[1]), p(t[2]));
-                let face = cross3(sub3(b, a), sub3(cc, a));
+                let face = ref_math::cross(ref_math::sub(b, a), ref_math::sub(cc, a));
                 let vn = [0, 1, 2].map(|k| n(t[0])[k] + n(t[1])[k] + n(t[2])[k]);
                 total += 1;
-                if dot3(face, vn) > 0.0 {
+                if ref_math::dot(face, vn) > 0.0 {
                     agree += 1;
                 }
             }

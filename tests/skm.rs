@@ -185,50 +185,12 @@ fn parse_skp(d: &[u8]) -> RawSkp {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reference math in f64: quaternions (x, y, z, w), Hamilton product, v' = R(q) v (FORMATS §3.4)
+// Reference math in f64 (tests/ref_math): the direct formula of FORMATS §3.4
 // ---------------------------------------------------------------------------------------------
 
-type V3 = [f64; 3];
-type Q4 = [f64; 4];
-
-fn qmul(a: Q4, b: Q4) -> Q4 {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
-fn qnorm(q: Q4) -> Q4 {
-    let l = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-    q.map(|c| c / l)
-}
-
-/// The textbook rotation matrix of a unit quaternion applied to `v`.
-fn qrot(q: Q4, v: V3) -> V3 {
-    let [x, y, z, w] = q;
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    [0, 1, 2].map(|i| r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2])
-}
+#[path = "ref_math/mod.rs"]
+mod ref_math;
+use ref_math::{Q4, V3, cross, dot, qmul, qnorm, qrot, sub};
 
 fn f64v(v: [f32; 3]) -> V3 {
     v.map(|x| x as f64)
@@ -272,22 +234,6 @@ fn direct_bind(mesh: &RawMesh, abs: &[(Q4, V3)]) -> (Vec<V3>, Vec<V3>) {
             (p, n)
         })
         .unzip()
-}
-
-fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// Share of triangles `(a, b, c)` whose `(b - a) x (c - a)` points along the corners' summed

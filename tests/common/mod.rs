@@ -24,6 +24,9 @@ pub use corpus::corpus_dir;
 mod sweep;
 pub use sweep::*;
 
+#[path = "../ref_math/mod.rs"]
+pub mod ref_math;
+
 /// One corpus file: its bytes, the independent parse, and ossa's model.
 pub struct CorpusDpm {
     pub name: String,
@@ -340,22 +343,6 @@ pub fn direct_skin(infl: &[RawInfluence], abs: &[M34]) -> ([f64; 3], [f64; 3]) {
         }
     }
     (p, n)
-}
-
-pub fn sub3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-pub fn cross3(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-pub fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 pub fn max_abs_diff(a: [f64; 3], b: [f32; 3]) -> f64 {

@@ -267,49 +267,14 @@ pub fn raw_skeleton(text: &[u8]) -> Vec<RawBone> {
         .collect()
 }
 
-pub type M3 = [[f64; 3]; 3];
-
-/// The textbook rotation matrix of a unit quaternion (x, y, z, w).
-pub fn rot(q: [f64; 4]) -> M3 {
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let [x, y, z, w] = q.map(|v| v / n);
-    [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ]
-}
-
-pub fn transpose(m: M3) -> M3 {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| m[j][i]))
-}
-
-pub fn mul(a: M3, b: M3) -> M3 {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
-}
-
-pub fn apply(a: M3, v: [f64; 3]) -> [f64; 3] {
-    [0, 1, 2].map(|i| (0..3).map(|k| a[i][k] * v[k]).sum())
-}
+#[path = "../ref_math/mod.rs"]
+mod ref_math;
+pub use ref_math::{IDENTITY, M3, apply, mul, rot, transpose};
 
 /// Model-space joint rotations and positions: local = T(t) R(q)^T, absolute = parent * local.
 pub fn joints(bones: &[RawBone]) -> Vec<(M3, [f64; 3])> {
     joints_turned(bones, |_| IDENTITY)
 }
-
-pub const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
 /// The same with each bone's local rotation followed by `turn(bone)`: local = T(t) R(q)^T X.
 pub fn joints_turned(bones: &[RawBone], turn: impl Fn(usize) -> M3) -> Vec<(M3, [f64; 3])> {
