@@ -8,7 +8,7 @@
 //! `o = w p_blend`, `f = w`; an MM2 vertex one influence with `f = 1`; a DMF vertex its weights
 //! with origins taken into bone space through the inverse bind pose.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -398,7 +398,9 @@ pub struct Skeleton {
     /// makes it contribute its pose's translation alone.
     inverse_bind: Vec<Mat3x4>,
     bone_lookup: NameIndex,
-    frame_lookup: NameIndex,
+    /// Built by the first lookup of a frame by name: a model has thousands of frames, few
+    /// callers look one up, and indexing them cost a tenth of a large model's load.
+    frame_lookup: OnceLock<NameIndex>,
 }
 
 fn bone_name(bones: &[Bone], i: usize) -> &[u8] {
@@ -654,7 +656,7 @@ impl Model {
         let inverse_bind = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
         let skeleton = Skeleton {
             bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
-            frame_lookup: NameIndex::build(frames.len(), |i| frame_name(&frames, i)),
+            frame_lookup: OnceLock::new(),
             bones,
             frames,
             poses,
@@ -920,11 +922,13 @@ impl Model {
             .find(name.as_ref(), |i| bone_name(bones, i))
     }
 
-    /// The frame with exactly this name (the first, if several share it); O(1).
+    /// The frame with exactly this name (the first, if several share it); O(1) once the first
+    /// lookup has indexed the frames, which is O(frames).
     pub fn find_frame(&self, name: impl AsRef<[u8]>) -> Option<u32> {
         let frames = &self.skeleton.frames;
         self.skeleton
             .frame_lookup
+            .get_or_init(|| NameIndex::build(frames.len(), |i| frame_name(frames, i)))
             .find(name.as_ref(), |i| frame_name(frames, i))
     }
 
@@ -951,7 +955,8 @@ impl Model {
         }
     }
 
-    /// Bytes of heap the model holds (approximately: container overheads are left out).
+    /// Bytes of heap the model holds (approximately: container overheads are left out; the
+    /// frame-name index counts once a lookup has built it).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let s = &self.skeleton;
@@ -967,7 +972,7 @@ impl Model {
                 .sum::<usize>()
             + names
             + s.bone_lookup.heap_bytes()
-            + s.frame_lookup.heap_bytes();
+            + s.frame_lookup.get().map_or(0, NameIndex::heap_bytes);
         let meshes: usize = self
             .meshes
             .iter()

@@ -335,6 +335,36 @@ fn the_hand_built_chain_loads_with_its_values() {
     assert_eq!(m.bounds(), ([0.0, -1.0, 2.0], [1.0, 1.0, 22.0]));
 }
 
+/// The frame-name index is built by the first lookup: threads racing to make it all see the
+/// same answers, and the model's heap counts it once it exists.
+#[test]
+fn first_frame_lookups_from_several_threads_agree() {
+    let (bytes, _) = chain();
+    let m = load(&bytes).unwrap();
+    let before = m.heap_bytes();
+    let names = ["bind", "bend_a", "bend_b", "bend", ""];
+    let want = [Some(0), Some(1), Some(2), None, None];
+    std::thread::scope(|s| {
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let m = &m;
+                s.spawn(move || {
+                    (0..names.len())
+                        .map(|i| m.find_frame(names[(i + t) % names.len()]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for (t, thread) in threads.into_iter().enumerate() {
+            let got = thread.join().unwrap();
+            for (i, g) in got.into_iter().enumerate() {
+                assert_eq!(g, want[(i + t) % names.len()], "thread {t}");
+            }
+        }
+    });
+    assert!(m.heap_bytes() > before);
+}
+
 #[test]
 fn the_hand_built_chain_skins_to_hand_computed_positions() {
     let (bytes, _) = chain();
