@@ -87,7 +87,7 @@ pub fn check_invariants(model: &Model, what: &str) {
     for f in 0..model.frames().len() {
         let poses = model.skeleton().frame_poses(f).expect("frame poses");
         assert_eq!(poses.len(), nb, "{what}");
-        for p in poses {
+        for p in poses.iter() {
             assert!(p.is_finite(), "{what}: frame {f}");
             moderate &= p.m.iter().all(|v| v.abs() < 1e15);
         }
