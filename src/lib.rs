@@ -17,6 +17,7 @@ pub mod model;
 mod name_index;
 pub mod optimize;
 pub mod pose;
+pub mod poses;
 mod sidecar;
 mod skills;
 pub mod skin;
@@ -31,6 +32,7 @@ pub use model::{
     Model, ModelInfo, ModelParts, Name, Texture,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
+pub use poses::{Poses, RigidPose};
 pub use skin::{Interleaved, Kernel, RawTarget, SKIN_NORMALIZE, SkinLayout, SkinTarget, Strided};
 
 impl Model {

@@ -8,12 +8,14 @@
 //! `o = w p_blend`, `f = w`; an MM2 vertex one influence with `f = 1`; a DMF vertex its weights
 //! with origins taken into bone space through the inverse bind pose.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
+use crate::poses::Poses;
 use crate::skin::{SkinLayout, SkinPlan, Survey};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
@@ -273,8 +275,9 @@ pub struct Animation {
 /// `R normal` to the normal, `[R | t]` the bone's model-space matrix. `origin` is in the bone's
 /// bind space, already multiplied by `weight`; so is `normal` in DPM and SKM, while a Sims
 /// vertex keeps its real normal whole on its real bone and none on its blend bone. The field
-/// order is DPM's, so that a SIMD kernel reads origin+weight and normal+bone as two 4-lane loads.
-#[repr(C)]
+/// order is DPM's, so that a SIMD kernel reads origin+weight and normal+bone as two 4-lane loads;
+/// 32-byte aligned (its size), so that such a load never straddles two cache lines.
+#[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Influence {
     pub origin: [f32; 3],
@@ -340,8 +343,8 @@ pub struct ModelParts {
     pub format: Format,
     pub bones: Vec<Bone>,
     pub frames: Vec<Frame>,
-    /// Parent-relative poses, frame-major: `poses[frame * bones.len() + bone]`.
-    pub poses: Vec<Mat3x4>,
+    /// Parent-relative poses, frame-major: pose `frame * bones.len() + bone`.
+    pub poses: Poses,
     pub animations: Vec<Animation>,
     pub meshes: Vec<MeshParts>,
     /// 0 = x, 1 = y, 2 = z in the file's own coordinates.
@@ -368,7 +371,7 @@ impl ModelParts {
             format,
             bones: Vec::new(),
             frames: Vec::new(),
-            poses: Vec::new(),
+            poses: Poses::default(),
             animations: Vec::new(),
             meshes: Vec::new(),
             up_axis: 2,
@@ -388,7 +391,7 @@ impl ModelParts {
 pub struct Skeleton {
     bones: Vec<Bone>,
     frames: Vec<Frame>,
-    poses: Vec<Mat3x4>,
+    poses: Poses,
     animations: Vec<Animation>,
     keyframes: Vec<KeyedAnimation>,
     /// Model-space frame-0 pose, the bind pose.
@@ -425,10 +428,24 @@ impl Skeleton {
     pub fn keyframes(&self) -> &[KeyedAnimation] {
         &self.keyframes
     }
-    /// The file's own parent-relative poses of one frame.
-    pub fn frame_poses(&self, frame: usize) -> Option<&[Mat3x4]> {
+    /// Every frame's parent-relative poses, as the file stores them.
+    pub fn poses(&self) -> &Poses {
+        &self.poses
+    }
+    /// The file's own parent-relative poses of one frame, as matrices (made when the file stores
+    /// rotations and translations).
+    pub fn frame_poses(&self, frame: usize) -> Option<Cow<'_, [Mat3x4]>> {
         let n = self.bones.len();
-        self.poses.get(frame * n..(frame + 1) * n)
+        self.poses.range(frame.checked_mul(n)?, n)
+    }
+    /// [`Skeleton::frame_poses`] into `out` (one matrix per bone), without allocating; false,
+    /// leaving `out` alone, when the frame or the length is out of range.
+    pub fn write_frame_poses(&self, frame: usize, out: &mut [Mat3x4]) -> bool {
+        let n = self.bones.len();
+        out.len() == n
+            && frame
+                .checked_mul(n)
+                .is_some_and(|at| self.poses.write(at, out))
     }
     /// Model-space bone matrices of frame 0.
     pub fn bind_pose(&self) -> &[Mat3x4] {
@@ -455,17 +472,8 @@ pub struct Mesh {
     colors: Option<Vec<[u8; 4]>>,
     bind_positions: Option<Vec<[f32; 3]>>,
     bind_normals: Option<Vec<[f32; 3]>>,
-    /// Bind-pose positions and normals, kept for a model with one frame (a static model) so
-    /// that skinning it in that pose is a copy.
-    rest: Option<Rest>,
     /// The layout the skinning kernels walk; empty while the mesh waits for a skeleton.
     plan: SkinPlan,
-}
-
-#[derive(Debug)]
-pub(crate) struct Rest {
-    pub positions: Vec<[f32; 3]>,
-    pub normals: Vec<[f32; 3]>,
 }
 
 impl Mesh {
@@ -523,9 +531,6 @@ impl Mesh {
     }
     pub(crate) fn influence_start(&self) -> &[u32] {
         &self.influence_start
-    }
-    pub(crate) fn rest(&self) -> Option<&Rest> {
-        self.rest.as_ref()
     }
     pub(crate) fn plan(&self) -> &SkinPlan {
         &self.plan
@@ -616,8 +621,8 @@ pub(crate) fn concat_in_place(bones: &[Bone], root: Option<&Mat3x4>, poses: &mut
 }
 
 impl Model {
-    /// Checks every rule of the shared model and derives the bind pose, bounds, lookups and, for a
-    /// one-frame model, the static mesh: for models built in code.
+    /// Checks every rule of the shared model and derives the bind pose, bounds, lookups and the
+    /// meshes' skinning layouts: for models built in code.
     pub fn from_parts(parts: ModelParts) -> Result<Model> {
         check_parts(&parts)?;
         Ok(Model::assemble(parts))
@@ -649,8 +654,8 @@ impl Model {
         } = parts;
         let nb = bones.len();
         let mut bind = vec![Mat3x4::IDENTITY; nb];
-        if let Some(frame0) = poses.get(..nb) {
-            concat_into(&bones, frame0, None, &mut bind);
+        if let Some(frame0) = poses.range(0, nb) {
+            concat_into(&bones, &frame0, None, &mut bind);
         }
         let zero = Mat3x4 { m: [0.0; 12] };
         let inverse_bind = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
@@ -675,8 +680,8 @@ impl Model {
         model
     }
 
-    /// Meshes over a (possibly shared) skeleton, with what depends on both: the static mesh of a
-    /// one-frame model and the bind pose's bounds.
+    /// Meshes over a (possibly shared) skeleton, with what depends on both: the skinning layouts
+    /// and the bind pose's bounds.
     fn with_skeleton(
         skeleton: Arc<Skeleton>,
         meshes: Vec<MeshParts>,
@@ -684,7 +689,6 @@ impl Model {
         unbound: Option<BoneSlots>,
     ) -> Model {
         let bind = &skeleton.bind;
-        let static_model = skeleton.frames.len() == 1 && unbound.is_none();
         let meshes: Vec<Mesh> = meshes
             .into_iter()
             .map(|p| Mesh {
@@ -700,7 +704,6 @@ impl Model {
                 colors: p.colors,
                 bind_positions: p.bind_positions,
                 bind_normals: p.bind_normals,
-                rest: None,
                 plan: SkinPlan::default(),
             })
             .collect();
@@ -728,11 +731,6 @@ impl Model {
             for (m, survey) in meshes.iter_mut().zip(surveys) {
                 m.plan =
                     SkinPlan::build(survey, &m.influence_start, &m.influences, bind.len(), size);
-                // Skinned as a call in the bind pose would skin it, so the copy and the call
-                // agree bit for bit.
-                if static_model {
-                    m.rest = Some(crate::skin::rest_of(m, bind, &skeleton.inverse_bind));
-                }
             }
         }
         Model {
@@ -964,7 +962,8 @@ impl Model {
             + s.frames.iter().map(|f| f.name.heap_bytes()).sum::<usize>();
         let skeleton = s.bones.len() * size_of::<Bone>()
             + s.frames.len() * size_of::<Frame>()
-            + (s.poses.len() + s.bind.len() + s.inverse_bind.len()) * size_of::<Mat3x4>()
+            + s.poses.heap_bytes()
+            + (s.bind.len() + s.inverse_bind.len()) * size_of::<Mat3x4>()
             + s.animations.len() * size_of::<Animation>()
             + s.keyframes
                 .iter()
@@ -985,9 +984,6 @@ impl Model {
                     + m.colors.as_ref().map_or(0, |c| c.len() * 4)
                     + m.bind_positions.as_ref().map_or(0, |p| p.len() * 12)
                     + m.bind_normals.as_ref().map_or(0, |n| n.len() * 12)
-                    + m.rest
-                        .as_ref()
-                        .map_or(0, |r| (r.positions.len() + r.normals.len()) * 12)
                     + m.plan.heap_bytes()
             })
             .sum();
@@ -1049,9 +1045,15 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
             frames.len()
         )));
     }
-    if let Some(i) = poses.iter().position(|p| !p.is_finite()) {
+    if let Some(i) = poses.first_invalid() {
+        let what = match poses {
+            Poses::Matrices(_) => "pose has a NaN or infinity",
+            Poses::Rigid(_) => {
+                "pose has a NaN or infinity, or a rotation of other than unit length"
+            }
+        };
         return Err(Error::malformed(format!(
-            "frame {} bone {}: pose has a NaN or infinity",
+            "frame {} bone {}: {what}",
             i / nb.max(1),
             i % nb.max(1)
         )));

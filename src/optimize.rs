@@ -312,13 +312,7 @@ fn drop_unused_bones(parts: &mut ModelParts) {
             bone
         })
         .collect();
-    let old_poses = std::mem::take(&mut parts.poses);
-    parts.poses = old_poses
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| keep[i % nb])
-        .map(|(_, p)| p)
-        .collect();
+    parts.poses.retain_indices(|i| keep[i % nb]);
     // Keys of removed bones go with them.
     for set in &mut parts.keyframes {
         set.keys.retain(|k| keep[k.bone as usize]);

@@ -8,6 +8,7 @@ use glam::Quat;
 use crate::error::{Error, Result};
 use crate::math::{Decomposed, Mat3x4};
 use crate::model::{Model, concat_in_place, concat_into};
+use crate::poses::{Poses, RigidPose};
 
 /// One frame of a blend and its weight.
 #[repr(C)]
@@ -71,25 +72,53 @@ fn normalised(model: &Model, blends: &[FrameBlend]) -> Result<([FrameBlend; MAX_
 fn blend_local(model: &Model, blends: &[FrameBlend], out: &mut [Mat3x4]) {
     let skeleton = model.skeleton();
     if let [single] = blends {
-        if let Some(poses) = skeleton.frame_poses(single.frame as usize) {
-            out.copy_from_slice(poses);
-        }
+        skeleton.write_frame_poses(single.frame as usize, out);
         return;
     }
-    let mut frames: [&[Mat3x4]; MAX_BLENDS] = [&[]; MAX_BLENDS];
-    for (slot, b) in frames.iter_mut().zip(blends) {
-        *slot = skeleton.frame_poses(b.frame as usize).unwrap_or_default();
+    // The poses' form is matched once, outside the loops.
+    let nb = skeleton.bones().len();
+    match skeleton.poses() {
+        Poses::Matrices(m) => {
+            let frames = frames_of(m, blends, nb);
+            blend_parts(blends, out, |k, bone| {
+                frames.get(k)?.get(bone).map(Mat3x4::decompose)
+            });
+        }
+        Poses::Rigid(r) => {
+            let frames = frames_of(r, blends, nb);
+            blend_parts(blends, out, |k, bone| {
+                frames.get(k)?.get(bone).map(RigidPose::parts)
+            });
+        }
     }
+}
+
+/// Each blend's frame of the frame-major `poses`, `nb` poses each.
+fn frames_of<'a, T>(poses: &'a [T], blends: &[FrameBlend], nb: usize) -> [&'a [T]; MAX_BLENDS] {
+    let mut frames: [&[T]; MAX_BLENDS] = [&[]; MAX_BLENDS];
+    for (f, b) in frames.iter_mut().zip(blends) {
+        let at = (b.frame as usize).saturating_mul(nb);
+        *f = poses.get(at..at.saturating_add(nb)).unwrap_or_default();
+    }
+    frames
+}
+
+/// Blends each bone's poses, `part(k, bone)` splitting blend `k`'s pose of the bone.
+#[inline(always)]
+fn blend_parts(
+    blends: &[FrameBlend],
+    out: &mut [Mat3x4],
+    part: impl Fn(usize, usize) -> Option<Decomposed>,
+) {
     for (bone, slot) in out.iter_mut().enumerate() {
         let mut rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
         let mut first = Quat::IDENTITY;
         let mut translation = [0.0f32; 3];
         let mut scale = [0.0f32; 3];
-        for (k, (b, poses)) in blends.iter().zip(&frames).enumerate() {
-            let Some(pose) = poses.get(bone) else {
+        for (k, b) in blends.iter().enumerate() {
+            let Some(d) = part(k, bone) else {
                 continue;
             };
-            let d = pose.decompose();
             let mut q = d.rotation;
             if k == 0 {
                 first = q;

@@ -210,7 +210,7 @@ impl TubeRig {
             looping: true,
         }];
         parts.frames = frame_list;
-        parts.poses = poses;
+        parts.poses = poses.into();
         parts.meshes = vec![mesh];
         parts
     }

@@ -2,7 +2,7 @@
 //! share it in memory, and then skin exactly as the model they were split from.
 
 use ossa::synth::TubeRig;
-use ossa::{BoneSlots, ErrorCode, FrameBlend, Mat3x4, Model, ModelParts, Name, Strided};
+use ossa::{BoneSlots, ErrorCode, FrameBlend, Mat3x4, Model, ModelParts, Name, Poses, Strided};
 
 fn skeleton_only(parts: &ModelParts) -> Model {
     let mut p = parts.clone();
@@ -14,7 +14,7 @@ fn meshes_only(parts: &ModelParts, slots: BoneSlots) -> ModelParts {
     let mut p = parts.clone();
     p.bones.clear();
     p.frames.clear();
-    p.poses.clear();
+    p.poses = Poses::default();
     p.animations.clear();
     p.unbound = Some(slots);
     p

@@ -111,7 +111,7 @@ fn tube_rigs_round_trip_through_the_writer() {
                 m.skeleton().frame_poses(f).unwrap(),
             );
             assert_eq!(a.len(), rig.bones as usize);
-            for (x, y) in a.iter().zip(b) {
+            for (x, y) in a.iter().zip(b.iter()) {
                 assert_eq!(bits(x), bits(y), "{what} frame {f}");
             }
         }
@@ -712,10 +712,13 @@ fn blend_weights_are_normalised() {
     // One frame at any weight is that frame, bit for bit.
     let alone = get(&[blend(2, 1e-3)]);
     let file = m.skeleton().frame_poses(2).unwrap();
-    assert_eq!(&alone[..], file);
+    assert_eq!(&alone[..], &file[..]);
     // Eight entries (the most) of one frame are that frame.
     let eight = get(&[blend(1, 1.0); ossa::MAX_BLENDS]);
-    for (a, b) in eight.iter().zip(m.skeleton().frame_poses(1).unwrap()) {
+    for (a, b) in eight
+        .iter()
+        .zip(m.skeleton().frame_poses(1).unwrap().iter())
+    {
         assert!(a.m.iter().zip(&b.m).all(|(x, y)| (x - y).abs() < 1e-6));
     }
 }

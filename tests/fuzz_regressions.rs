@@ -244,7 +244,8 @@ fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
         stretch,
         translation(0.0, 0.0, 4.0),
         turn,
-    ];
+    ]
+    .into();
     // Both influences put the vertex at (0, 0, 4) in the bind pose: a palette candidate.
     let infl = |origin: [f32; 3], bone: u32| Influence {
         origin,

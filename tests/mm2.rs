@@ -1391,7 +1391,9 @@ fn the_writers_refuse_what_the_files_cannot_hold() {
     assert!(e.to_string().contains("pre-order"), "{e}");
     // A rotating rest pose.
     let mut parts = model.to_parts();
-    parts.poses[2].m = [0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.25, 0.0, 0.0, 1.0, 0.0];
+    let mut poses = parts.poses.to_matrices();
+    poses[2].m = [0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.25, 0.0, 0.0, 1.0, 0.0];
+    parts.poses = poses.into();
     let e = mm2::write_skel(&Model::from_parts(parts).unwrap()).unwrap_err();
     assert!(
         e.to_string()
@@ -1432,7 +1434,9 @@ fn the_writers_refuse_what_the_files_cannot_hold() {
 #[test]
 fn numbers_six_decimals_cannot_hold_are_written_exactly() {
     let mut parts = rig_model(&HUMANOID).to_parts();
-    parts.poses[1] = Mat3x4::from_translation([1.5e-7, 0.1234567, -2.0e9]);
+    let mut poses = parts.poses.to_matrices();
+    poses[1] = Mat3x4::from_translation([1.5e-7, 0.1234567, -2.0e9]);
+    parts.poses = poses.into();
     parts.meshes[0].influences[0].origin = [3.0e-8, 1.0 / 3.0, 0.0];
     let model = Model::from_parts(parts).unwrap();
     let (loaded, skel_bytes, mod_bytes) = through_files(&model);

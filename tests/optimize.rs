@@ -82,14 +82,14 @@ fn rig_with_spare_bones() -> Model {
     let frames = parts.frames.len();
     let mut poses = Vec::new();
     for f in 0..frames {
-        poses.extend_from_slice(&parts.poses[f * nb..(f + 1) * nb]);
+        poses.extend_from_slice(&parts.poses.range(f * nb, nb).unwrap());
         poses.extend(std::iter::repeat_n(
             Mat3x4::from_translation([1.0, 2.0, 3.0]),
             extra.len(),
         ));
     }
     parts.bones.extend(extra);
-    parts.poses = poses;
+    parts.poses = poses.into();
     Model::from_parts(parts).unwrap()
 }
 

@@ -642,8 +642,14 @@ fn skeleton() -> (Model, Vec<[f64; 12]>) {
         rot(2, -0.7, [0.0, 0.5, 0.05]),
         rot(0, 1.1, [0.4, 0.2, 0.0]),
         rot(0, 0.4, [0.0, 0.9, 0.1]),
-    ];
-    let local: Vec<[f64; 12]> = parts.poses.iter().map(|p| p.m.map(|x| x as f64)).collect();
+    ]
+    .into();
+    let local: Vec<[f64; 12]> = parts
+        .poses
+        .to_matrices()
+        .iter()
+        .map(|p| p.m.map(|x| x as f64))
+        .collect();
     let mut abs = local.clone();
     for (i, b) in parts.bones.iter().enumerate() {
         if b.parent >= 0 {

@@ -12,8 +12,8 @@
 
 use ossa::synth::TubeRig;
 use ossa::{
-    FrameBlend, Influence, Interleaved, Kernel, LoadOptions, Mat3x4, Model, ModelParts,
-    SKIN_NORMALIZE, SkinTarget, Strided,
+    FrameBlend, Influence, Interleaved, Kernel, LoadOptions, Mat3x4, MeshParts, Model, ModelParts,
+    Name, SKIN_NORMALIZE, SkinTarget, Strided,
 };
 
 #[path = "corpus/mod.rs"]
@@ -298,7 +298,7 @@ fn two_frame_pose(model: &Model) -> Vec<Mat3x4> {
         },
     ];
     // A root that rotates and moves the model, so that even a one-frame model is not in its
-    // bind pose (where skinning is a copy of the stored mesh) and no matrix is the identity.
+    // bind pose and no matrix is the identity.
     let root = Mat3x4::from_rotation_translation(
         glam::Quat::from_axis_angle(glam::Vec3::new(0.3, -0.5, 0.8).normalize(), 0.7),
         [1.5, -2.25, 3.0],
@@ -546,11 +546,11 @@ fn the_layout_sorts_vertices_by_how_they_are_skinned() {
     assert!(disagreeing > 0);
     assert_eq!(layout.direct, count(&|i| i.is_empty()) + disagreeing);
     assert!(layout.palette > 0 && layout.sets > 0 && layout.sets < layout.palette);
-    // Runs of four or more consecutive vertices sharing a matrix keep seven floats per vertex;
-    // the rest one 32-byte operand and their index.
+    // Some vertices sit in runs of four or more sharing a matrix, the others alone, each alone
+    // with its index and a 32-byte operand.
     assert!(layout.in_runs > 0 && layout.in_runs < layout.one_bone + layout.palette);
     let loose = layout.one_bone + layout.palette - layout.in_runs;
-    assert!(layout.heap_bytes >= layout.in_runs * 28 + loose * 36);
+    assert!(layout.heap_bytes >= loose * 36);
     let in_runs = |m: &Model| {
         m.meshes()
             .iter()
@@ -814,5 +814,179 @@ fn kernels_are_named_and_detected() {
             .unwrap_err();
         assert_eq!(e.code(), ossa::ErrorCode::InvalidArgument);
         assert_eq!(p, [SENTINEL; 3]);
+    }
+}
+
+/// A one-influence mesh over the tube's skeleton: runs of 1 to 20 consecutive vertices, 210 in
+/// all, each run on the next bone (runs of four or more are read from the influences, shorter
+/// ones are loose); every weight 1, or weights between 0.5 and 1.
+fn runs_rig(weight_one: bool) -> Model {
+    let mut parts = TubeRig::default().parts();
+    let nb = parts.bones.len() as u32;
+    let mut seed = 7u32;
+    let mut rnd = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let mut influences = Vec::new();
+    for len in 1..=20u32 {
+        for _ in 0..len {
+            let f = if weight_one { 1.0 } else { 0.5 + 0.5 * rnd() };
+            let mut c = |scale: f32| (rnd() - 0.5) * scale * f;
+            influences.push(Influence {
+                origin: [c(6.0), c(6.0), c(40.0)],
+                weight: f,
+                normal: [c(2.0), c(2.0), c(2.0)],
+                bone: len % nb,
+            });
+        }
+    }
+    let n = influences.len() as u32;
+    parts.meshes = vec![MeshParts {
+        name: Name::from("runs"),
+        influence_start: (0..=n).collect(),
+        influences,
+        ..MeshParts::default()
+    }];
+    Model::from_parts(parts).unwrap()
+}
+
+#[test]
+fn one_influence_runs_keep_no_copy_of_their_influences() {
+    for weight_one in [true, false] {
+        let model = runs_rig(weight_one);
+        let mesh = &model.meshes()[0];
+        let layout = mesh.skin_layout();
+        assert_eq!(mesh.vertex_count(), 210);
+        assert_eq!(
+            (layout.one_bone, layout.palette, layout.direct),
+            (210, 0, 0)
+        );
+        // The runs of 4 to 20 vertices.
+        assert_eq!(layout.in_runs, 204);
+        // Five bone groups of 40 bytes, seventeen runs of 12 naming where their influences
+        // start, and the six vertices of the runs of 1 to 3 with their index and a copy of
+        // their influence: 620 bytes, where the influences themselves take 6,720.
+        assert_eq!(layout.heap_bytes, 5 * 40 + 17 * 12 + 6 * (4 + 32));
+        assert_eq!(std::mem::size_of_val(mesh.all_influences()), 6720);
+    }
+}
+
+/// Vertex `x` under its bone's matrix `m` as `kernel` rounds it: the portable kernel and SSE2
+/// `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`, rounding every product and
+/// sum; AVX2 the same with each `+ c_j o_j` fused (the first normal term added to +0). `unit`:
+/// the normal divided by `sqrt((x x + y y) + z z)`.
+fn formula(kernel: Kernel, m: &Mat3x4, x: &Influence, unit: bool) -> ([f32; 3], [f32; 3]) {
+    let ([ox, oy, oz], [nx, ny, nz], f) = (x.origin, x.normal, x.weight);
+    let (mut p, mut n) = ([0.0f32; 3], [0.0f32; 3]);
+    for r in 0..3 {
+        let [c0, c1, c2, c3] = [m.m[4 * r], m.m[4 * r + 1], m.m[4 * r + 2], m.m[4 * r + 3]];
+        if kernel == Kernel::Avx2 {
+            p[r] = c2.mul_add(oz, c1.mul_add(oy, c0.mul_add(ox, c3 * f)));
+            n[r] = c2.mul_add(nz, c1.mul_add(ny, c0.mul_add(nx, 0.0)));
+        } else {
+            p[r] = ((c3 * f + c0 * ox) + c1 * oy) + c2 * oz;
+            n[r] = (c0 * nx + c1 * ny) + c2 * nz;
+        }
+    }
+    let len = ((n[0] * n[0] + n[1] * n[1]) + n[2] * n[2]).sqrt();
+    if unit && len > 0.0 {
+        n = n.map(|c| c / len);
+    }
+    (p, n)
+}
+
+/// Element `i` of an output: its position, and its normal where the layout has normals.
+fn element(out: &Output, layout: Layout, i: usize) -> ([f32; 3], Option<[f32; 3]>) {
+    let at = |buf: &[f32], k: usize| [buf[k], buf[k + 1], buf[k + 2]];
+    match layout {
+        Layout::Strided {
+            position_stride,
+            normal_stride,
+        } => (
+            at(&out.a, i * position_stride),
+            (normal_stride > 0).then(|| at(&out.b, i * normal_stride)),
+        ),
+        Layout::Interleaved {
+            stride,
+            position_at,
+            normal_at,
+        } => (
+            at(&out.a, i * stride + position_at),
+            normal_at.map(|n| at(&out.a, i * stride + n)),
+        ),
+    }
+}
+
+#[test]
+fn kernels_skin_runs_read_from_influences_as_the_formula_rounds() {
+    // Elements of 12, 16, 24 and 32 bytes in buffers of their own, positions alone, and a
+    // position and its normal side by side.
+    let layouts = [3, 4, 6, 8]
+        .map(|s| Layout::Strided {
+            position_stride: s,
+            normal_stride: s,
+        })
+        .into_iter()
+        .chain([
+            Layout::Strided {
+                position_stride: 3,
+                normal_stride: 0,
+            },
+            Layout::Interleaved {
+                stride: 6,
+                position_at: 0,
+                normal_at: Some(3),
+            },
+        ]);
+    let layouts: Vec<Layout> = layouts.collect();
+    for weight_one in [true, false] {
+        let model = runs_rig(weight_one);
+        let bones = two_frame_pose(&model);
+        let mesh = &model.meshes()[0];
+        let n = mesh.vertex_count();
+        for kernel in Kernel::available() {
+            for &layout in &layouts {
+                for flags in [0, SKIN_NORMALIZE] {
+                    let unit = flags == SKIN_NORMALIZE;
+                    // From every vertex, to the end and for nine vertices: every run is cut
+                    // at every place, and blocks start at every offset within a run.
+                    for first in 0..n {
+                        for count in [n - first, (n - first).min(9)] {
+                            let out =
+                                skin_into(&model, kernel, 0, &bones, first, count, flags, layout);
+                            let what = format!(
+                                "{kernel:?} {layout:?} flags {flags} weight one {weight_one} \
+                                 {first}+{count}"
+                            );
+                            for i in 0..count {
+                                let x = &mesh.influences(first + i)[0];
+                                let (p, nr) = formula(kernel, &bones[x.bone as usize], x, unit);
+                                let (got_p, got_n) = element(&out, layout, i);
+                                let bits = |v: [f32; 3]| v.map(f32::to_bits);
+                                assert_eq!(bits(got_p), bits(p), "{what}: vertex {i} position");
+                                if let Some(got_n) = got_n {
+                                    assert_eq!(bits(got_n), bits(nr), "{what}: vertex {i} normal");
+                                }
+                            }
+                            for (second, buf, len) in
+                                [(false, &out.a, out.a_len), (true, &out.b, out.b_len)]
+                            {
+                                let w = written(layout, len, second);
+                                for (k, &x) in buf.iter().enumerate() {
+                                    if !w.get(k).is_some_and(|w| w.0) {
+                                        assert_eq!(
+                                            x.to_bits(),
+                                            SENTINEL.to_bits(),
+                                            "{what}: float {k} outside the elements"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -645,8 +645,8 @@ fn measure_subject(
 
     let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
     let blend = s.two_frame_blend();
-    // A root that turns and moves the model: a one-frame model is then skinned by the kernel,
-    // not copied from its stored bind mesh as it is in its own pose.
+    // A root that turns and moves the model, so that no bone's matrix is the identity, even in
+    // a one-frame model's only pose.
     let root = Mat3x4::from_rotation_translation(glam::Quat::from_rotation_z(0.3), [1.0, 2.0, 3.0]);
     model
         .pose_frames(&blend, Some(&root), &mut bones)

@@ -13,7 +13,7 @@ fn pose_bound(model: &Model) -> f64 {
     let mut local = vec![(0.0f64, 0.0f64); bones.len()];
     for f in 0..model.frames().len() {
         let poses = model.skeleton().frame_poses(f).unwrap_or_default();
-        for (bound, pose) in local.iter_mut().zip(poses) {
+        for (bound, pose) in local.iter_mut().zip(poses.iter()) {
             let m = pose.m.map(|x| f64::from(x.abs()));
             let rows = (0..3).map(|r| m[4 * r] + m[4 * r + 1] + m[4 * r + 2]);
             bound.0 = bound.0.max(6.0 * rows.fold(0.0, f64::max));
@@ -76,7 +76,7 @@ pub fn check_model(model: &Model, what: &str) {
             .frame_poses(f)
             .unwrap_or_else(|| panic!("{what}: frame {f} has no poses"));
         assert_eq!(poses.len(), nb, "{what}: frame {f}");
-        for p in poses {
+        for p in poses.iter() {
             assert!(p.is_finite(), "{what}: frame {f}: {p:?}");
         }
     }

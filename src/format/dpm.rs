@@ -338,14 +338,12 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
     let influences = total(layouts.iter().map(|l| l.vertices.influences));
     let verts = total(layouts.iter().map(|l| l.num_verts.into()));
     let tris = total(layouts.iter().map(|l| l.num_tris.into()));
-    let static_verts = if h.num_frames == 1 { verts } else { 0 };
     let (num_frames, num_bones) = (u64::from(h.num_frames), u64::from(h.num_bones));
     ck.reserve_parts(
         &[
             (influences, 32),
             (verts, 4 + 8),
             (tris, 16),
-            (static_verts, 24),
             // Two u32s: the product is exact.
             (num_frames.saturating_mul(num_bones), 48),
             (num_frames, 96),
@@ -385,7 +383,7 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
         format: Format::Dpm,
         bones,
         frames,
-        poses,
+        poses: poses.into(),
         animations,
         meshes,
         up_axis: 2,
@@ -533,7 +531,7 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
         }
     }
     for f in 0..frames.len() {
-        for pose in model.skeleton().frame_poses(f).unwrap_or_default() {
+        for pose in model.skeleton().frame_poses(f).unwrap_or_default().iter() {
             pose.m.iter().for_each(|v| put_f32::<Be>(&mut out, *v));
         }
     }

@@ -28,6 +28,7 @@ use crate::format::binary::{
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
 use crate::model::{Animation, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
+use crate::poses::RigidPose;
 
 type Le = LittleEndian;
 
@@ -162,9 +163,10 @@ fn read_poses(
     frames: &[FrameLayout],
     num_bones: u32,
     ck: &mut Checker,
-) -> Result<Vec<Mat3x4>> {
+) -> Result<Vec<RigidPose>> {
     // Each frame's poses lie inside the file, apart from every other structure: the
-    // allocation is bounded by the file's size.
+    // allocation is bounded by the file's size. They stay rotations and origins (the skeleton
+    // makes each matrix when asked, as Mat3x4::from_rotation_translation).
     let mut poses = Vec::with_capacity(frames.len().saturating_mul(num_bones as usize));
     let mut off_unit = QuatReport::default();
     for (f, fl) in frames.iter().enumerate() {
@@ -215,7 +217,10 @@ fn read_poses(
                     q
                 }
             };
-            poses.push(Mat3x4::from_rotation_translation(q, [ox, oy, oz]));
+            poses.push(RigidPose {
+                rotation: q.to_array(),
+                translation: [ox, oy, oz],
+            });
         }
     }
     if let Some((f, b, len, at)) = off_unit.worst {
@@ -287,8 +292,11 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let (frames_count, bones_count) = (u64::from(num_frames), u64::from(num_bones));
     ck.reserve_parts(
         &[
-            // Two u32s: the product is exact.
-            (frames_count.saturating_mul(bones_count), 48),
+            // Two u32s: the product is exact. Poses stay rotations and origins.
+            (
+                frames_count.saturating_mul(bones_count),
+                size_of::<RigidPose>() as u64,
+            ),
             (frames_count, 160),
             (bones_count, 160),
         ],
@@ -320,7 +328,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let mut parts = ModelParts::new(Format::Skp);
     parts.bones = bones;
     parts.frames = frames;
-    parts.poses = poses;
+    parts.poses = poses.into();
     parts.animations = animations;
     Ok(parts)
 }

@@ -7,7 +7,6 @@ mod imp {
     use std::arch::x86_64::*;
 
     use crate::model::Influence;
-    use crate::skin::plan::Point;
 
     #[derive(Clone, Copy)]
     pub(crate) struct F4(__m128);
@@ -29,7 +28,7 @@ mod imp {
         /// them from fields would go through memory and stall the loads).
         #[inline(always)]
         pub fn influence(i: &Influence) -> (F4, F4) {
-            let at: *const f32 = i.origin.as_ptr();
+            let at: *const f32 = std::ptr::from_ref(i).cast();
             // Influence is repr(C), 32 bytes: origin, weight, normal, bone; both loads stay
             // inside it. The bone's lane is cleared.
             unsafe {
@@ -38,34 +37,6 @@ mod imp {
                     F4(_mm_loadu_ps(at)),
                     F4(_mm_and_ps(_mm_loadu_ps(at.add(4)), keep3)),
                 )
-            }
-        }
-        /// A palette point's `(v, 1)` and `(n, 0)`.
-        #[inline(always)]
-        pub fn point(p: &Point) -> (F4, F4) {
-            let at = p.0.as_ptr();
-            // A Point is eight floats; both loads stay inside it.
-            unsafe { (F4(_mm_loadu_ps(at)), F4(_mm_loadu_ps(at.add(4)))) }
-        }
-        /// Stores the four lanes at the start of `out` (nothing when it is shorter).
-        #[inline(always)]
-        pub fn put(self, out: &mut [f32]) {
-            if let Some(out) = out.get_mut(..4) {
-                unsafe { _mm_storeu_ps(out.as_mut_ptr(), self.0) };
-            }
-        }
-        /// Rows to columns: lane `j` of result `i` is lane `i` of argument `j`.
-        #[inline(always)]
-        pub fn transpose([a, b, c, d]: [F4; 4]) -> [F4; 4] {
-            unsafe {
-                let (t0, t1) = (_mm_unpacklo_ps(a.0, b.0), _mm_unpacklo_ps(c.0, d.0));
-                let (t2, t3) = (_mm_unpackhi_ps(a.0, b.0), _mm_unpackhi_ps(c.0, d.0));
-                [
-                    F4(_mm_movelh_ps(t0, t1)),
-                    F4(_mm_movehl_ps(t1, t0)),
-                    F4(_mm_movelh_ps(t2, t3)),
-                    F4(_mm_movehl_ps(t3, t2)),
-                ]
             }
         }
         #[inline(always)]
@@ -115,7 +86,6 @@ mod imp {
 #[cfg(not(target_arch = "x86_64"))]
 mod imp {
     use crate::model::Influence;
-    use crate::skin::plan::Point;
 
     #[derive(Clone, Copy)]
     pub(crate) struct F4([f32; 4]);
@@ -133,21 +103,6 @@ mod imp {
         pub fn influence(i: &Influence) -> (F4, F4) {
             let ([x, y, z], [a, b, c]) = (i.origin, i.normal);
             (F4([x, y, z, i.weight]), F4([a, b, c, 0.0]))
-        }
-        #[inline(always)]
-        pub fn point(p: &Point) -> (F4, F4) {
-            let [a, b, c, d, e, f, g, h] = p.0;
-            (F4([a, b, c, d]), F4([e, f, g, h]))
-        }
-        #[inline(always)]
-        pub fn put(self, out: &mut [f32]) {
-            if let Some(out) = out.get_mut(..4) {
-                out.copy_from_slice(&self.0);
-            }
-        }
-        #[inline(always)]
-        pub fn transpose(rows: [F4; 4]) -> [F4; 4] {
-            std::array::from_fn(|i| F4(std::array::from_fn(|j| rows[j].0[i])))
         }
         #[inline(always)]
         pub fn zero() -> F4 {
@@ -314,7 +269,7 @@ mod avx {
         }
         #[inline(always)]
         fn influence(i: &Influence) -> Self {
-            let at: *const f32 = i.origin.as_ptr();
+            let at: *const f32 = std::ptr::from_ref(i).cast();
             // Influence is repr(C), 32 bytes: origin, weight, normal, bone; the bone's lane
             // is cleared.
             unsafe {

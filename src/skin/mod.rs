@@ -5,7 +5,8 @@
 //! The work is laid out at load ([`plan`]): vertices grouped by the one matrix that skins them
 //! (their bone's, or the blend of their bones' for a set of influences shared by many vertices),
 //! so that a call transforms each vertex once, and cut into runs of consecutive vertices that
-//! kernels transform several at a time. Kernels ([`Kernel`]) do the arithmetic: a portable one,
+//! kernels transform several at a time, reading a one-influence vertex's influence where the
+//! mesh keeps it. Kernels ([`Kernel`]) do the arithmetic: a portable one,
 //! and on x86-64 SSE2 (always there) and AVX2 with FMA (detected at run time). SSE2 computes
 //! exactly what the portable kernel computes; AVX2 rounds fewer times (FMA). Every kernel gives
 //! a vertex the same bits whichever range it is skinned in and however it is reached.
@@ -21,11 +22,11 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::math::Mat3x4;
-use crate::model::{Influence, Mesh, Model, Rest};
+use crate::model::{Influence, Mesh, Model};
 pub use plan::SkinLayout;
 pub(crate) use plan::SkinPlan;
 pub(crate) use plan::Survey;
-use plan::{Group, Lanes, MAX_PALETTE_BONES, Member, Point};
+use plan::{Group, MAX_PALETTE_BONES, Member};
 
 /// Skin flag: make normals unit length.
 pub const SKIN_NORMALIZE: u32 = 1;
@@ -359,25 +360,22 @@ pub(crate) trait Backend {
     /// A matrix ready for [`Backend::run`].
     type Wide;
     fn widen(&self, m: &Self::Mat) -> Self::Wide;
-    /// Element `e` from the operand `(o, f, n, 0)`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and
-    /// `(c0 nx + c1 ny) + c2 nz`, `c_j` the matrix's columns. `ONE`: `f` is 1, so `c3 f` is
-    /// `c3`, bit for bit, and need not be computed.
+    /// Element `e` from the operand `x = (o, f, n, _)` (an influence, or a palette point):
+    /// `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`, `c_j` the matrix's
+    /// columns. `ONE`: `f` is 1, so `c3 f` is `c3`, bit for bit, and need not be computed.
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: Self::Mat,
-        p: &Point,
+        x: &Influence,
         out: &mut Self::Out,
         e: usize,
     );
-    /// Elements `[e, e + len)` from the lanes' entries `[at, at + len)`, each exactly as
+    /// Elements `[e, e + x.len())` from the consecutive operands `x`, each exactly as
     /// [`Backend::point`] computes it.
-    #[allow(clippy::too_many_arguments)]
-    fn run<const NORMALS: bool, const UNIT: bool>(
+    fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: &Self::Wide,
-        lanes: &Lanes,
-        at: usize,
-        len: usize,
+        x: &[Influence],
         out: &mut Self::Out,
         e: usize,
     );
@@ -393,12 +391,33 @@ pub(crate) trait Backend {
     );
 }
 
-/// Skins the vertices of group `g` in `[first, end)` with `m`.
+/// Skins the vertices of group `g` in `[first, end)` with `m`, its runs' operands in `records`.
 #[inline(always)]
 fn skin_group<B: Backend, const NORMALS: bool, const UNIT: bool>(
     b: &B,
     plan: &SkinPlan,
     g: &Group,
+    records: &[Influence],
+    m: B::Mat,
+    range: (u32, u32),
+    out: &mut B::Out,
+) {
+    if g.weight_one {
+        group::<B, NORMALS, UNIT, true>(b, plan, g, records, m, range, out);
+    } else {
+        group::<B, NORMALS, UNIT, false>(b, plan, g, records, m, range, out);
+    }
+}
+
+/// [`skin_group`], `ONE` when every operand's weight is 1. The group's runs read their
+/// operands from `records` (the mesh's influences for a bone group, the layout's points for a
+/// set), its loose vertices from the layout's points.
+#[inline(always)]
+fn group<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+    b: &B,
+    plan: &SkinPlan,
+    g: &Group,
+    records: &[Influence],
     m: B::Mat,
     (first, end): (u32, u32),
     out: &mut B::Out,
@@ -416,15 +435,16 @@ fn skin_group<B: Backend, const NORMALS: bool, const UNIT: bool>(
             } else {
                 (r.first.max(first), (r.first + r.len).min(end))
             };
-            if lo < hi {
-                let at = (r.at + (lo - r.first)) as usize;
-                let len = (hi - lo) as usize;
-                b.run::<NORMALS, UNIT>(&wide, &plan.lanes, at, len, out, (lo - first) as usize);
+            let at = (r.at + (lo - r.first)) as usize;
+            if lo < hi
+                && let Some(x) = records.get(at..at + (hi - lo) as usize)
+            {
+                b.run::<NORMALS, UNIT, ONE>(&wide, x, out, (lo - first) as usize);
             }
         }
     }
     let (from, to) = (g.loose.0 as usize, g.loose.1 as usize);
-    let (Some(verts), Some(points)) = (plan.loose.get(from..to), plan.points.get(from..to)) else {
+    let Some(verts) = plan.loose.get(from..to) else {
         return;
     };
     let (lo, hi) = if inside {
@@ -435,27 +455,11 @@ fn skin_group<B: Backend, const NORMALS: bool, const UNIT: bool>(
             verts.partition_point(|&v| v < end),
         )
     };
-    if let (Some(verts), Some(points)) = (verts.get(lo..hi), points.get(lo..hi)) {
-        if g.weight_one {
-            loose::<B, NORMALS, UNIT, true>(b, m, verts, points, first, out);
-        } else {
-            loose::<B, NORMALS, UNIT, false>(b, m, verts, points, first, out);
-        }
-    }
-}
-
-/// Skins vertices `verts` (at or after `first`) from their operands one by one.
-#[inline(always)]
-fn loose<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-    b: &B,
-    m: B::Mat,
-    verts: &[u32],
-    points: &[Point],
-    first: u32,
-    out: &mut B::Out,
-) {
-    for (&v, p) in verts.iter().zip(points) {
-        b.point::<NORMALS, UNIT, ONE>(m, p, out, (v - first) as usize);
+    let verts = verts.get(lo..hi).unwrap_or_default();
+    let at = g.points as usize;
+    let points = plan.points.get(at + lo..at + hi).unwrap_or_default();
+    for (&v, x) in verts.iter().zip(points) {
+        b.point::<NORMALS, UNIT, ONE>(m, x, out, (v - first) as usize);
     }
 }
 
@@ -482,7 +486,8 @@ pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
             continue;
         }
         if let Some(bone) = job.bones.get(g.key as usize) {
-            skin_group::<B, NORMALS, UNIT>(b, plan, g, b.bone(bone), (first, end), out);
+            let m = b.bone(bone);
+            skin_group::<B, NORMALS, UNIT>(b, plan, g, job.influences, m, (first, end), out);
         }
     }
 
@@ -539,7 +544,9 @@ fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize
             .get(s.key as usize..s.members_end as usize)
             .unwrap_or_default();
         let m = b.blend(members, &rel);
-        skin_group::<B, NORMALS, UNIT>(b, plan, s, m, range, out);
+        // A set's operands are bind points, of weight 1.
+        debug_assert!(s.weight_one);
+        group::<B, NORMALS, UNIT, true>(b, plan, s, &plan.points, m, range, out);
     }
 }
 
@@ -561,29 +568,6 @@ fn run<T: SkinTarget + ?Sized>(
     #[cfg(not(target_arch = "x86_64"))]
     let _ = kernel;
     portable::run(job, normals, unit, target);
-}
-
-/// A static model's stored bind mesh: the mesh skinned in the bind pose by the kernel
-/// [`Model::skin_mesh`] uses, so that the copy and a call in that pose agree bit for bit.
-pub(crate) fn rest_of(mesh: &Mesh, bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> Rest {
-    let n = mesh.vertex_count();
-    let mut positions = vec![[0.0f32; 3]; n];
-    let mut normals = vec![[0.0f32; 3]; n];
-    let job = Job {
-        plan: mesh.plan(),
-        starts: mesh.influence_start(),
-        influences: mesh.all_influences(),
-        bones: bind,
-        inverse_bind,
-        first: 0,
-        count: n as u32,
-    };
-    if let Ok(mut t) = Strided::new(positions.as_flattened_mut(), 3)
-        .and_then(|t| t.with_normals(normals.as_flattened_mut(), 3))
-    {
-        run(Kernel::selected(), &job, true, false, &mut t);
-    }
-    Rest { positions, normals }
 }
 
 /// Cuts between two threads' ranges fall on multiples of this many vertices: with 4-byte
@@ -660,7 +644,7 @@ impl Model {
             )));
         }
         let vc = m.vertex_count();
-        let end = first
+        first
             .checked_add(count)
             .filter(|&e| e <= vc)
             .ok_or_else(|| {
@@ -676,19 +660,6 @@ impl Model {
         }
         let normalize_normals = flags & SKIN_NORMALIZE != 0;
         let wants_normals = target.wants_normals();
-
-        // A static model in its own pose is its precomputed mesh.
-        if let Some(rest) = m.rest()
-            && bones == self.skeleton().bind_pose()
-        {
-            let positions = rest.positions.get(first..end).unwrap_or_default();
-            let normals = rest.normals.get(first..end).unwrap_or_default();
-            for (i, (p, n)) in positions.iter().zip(normals).enumerate() {
-                let n = if normalize_normals { normalize(*n) } else { *n };
-                target.put(i, *p, n);
-            }
-            return Ok(());
-        }
 
         // Mesh sizes were checked against u32 at load (influence_start holds u32 offsets).
         let job = Job {

@@ -13,10 +13,20 @@
 //!   palette, nor one using a bone whose bind matrix has no accurate inverse.
 //! - Every other vertex is skinned influence by influence.
 //!
+//! A kernel transforms operands: 32-byte records `(o, f, n, _)`, the last lane ignored. An
+//! [`Influence`] is one (`origin, weight, normal, bone`), and a palette vertex's operand, its
+//! bind point `(v, 1, n)`, is stored as a record of the same shape.
+//!
 //! Within a group, vertices ascend and are cut into runs of consecutive vertices. A run of at
-//! least [`RUN_MIN`] keeps its operands as structure-of-arrays lanes ([`Lanes`]), so that a
-//! kernel transforms several vertices per step and stores whole output elements at once; shorter
-//! runs keep one 32-byte operand per vertex ([`Point`]).
+//! least [`RUN_MIN`] one-influence vertices has its operands in the mesh already, consecutive (a
+//! vertex's influence follows the one before it): a [`Run`] names where they start and the
+//! layout keeps no copy. Kernels load several records at a time and transpose them in
+//! registers, one vertex per lane, and store whole output elements at once. A set's runs keep
+//! their bind points in the layout's [`SkinPlan::points`], read the same way. Vertices of shorter
+//! runs are loose: the layout lists them with a copy of their operand beside the others of their
+//! group, which kernels read in order and transform one by one. (Reading a loose vertex's
+//! influence where it lies was measured slower, by a fifth on meshes with thousands of loose
+//! vertices: scattered loads through `influence_start` where the copies stream.)
 //!
 //! Building it is linear: a survey transforms every vertex into the bind pose once (for the
 //! agreement check and the model's bounds alike, [`Survey`]; four lanes at a time, or a point and
@@ -24,6 +34,10 @@
 //! direct-mapped cache finds repeated sets (it may miss a repeat, which only costs a second copy
 //! of the set) and two passes over runs of equal class, one counting, one placing, order the
 //! vertices.
+//!
+//! Its heap per vertex: nothing for a one-influence vertex in a run, 32 bytes for a palette
+//! vertex in a run, 36 for a loose vertex, 4 for one skinned influence by influence; 12 bytes
+//! per run and 40 per group besides.
 
 #[cfg(target_arch = "x86_64")]
 use super::f4::F8;
@@ -40,36 +54,11 @@ pub(crate) const AGREEMENT: f32 = 1e-6;
 /// multi-influence vertices influence by influence.
 pub(crate) const MAX_PALETTE_BONES: usize = 256;
 
-/// Shortest run of consecutive vertices whose operands go into [`Lanes`].
+/// Shortest run of consecutive vertices that kernels transform several at a time.
 pub(crate) const RUN_MIN: usize = 4;
 
-/// Floats after each lane of [`Lanes`]: a kernel may load eight entries from any entry of a run.
-const LANE_PAD: usize = 8;
-
-/// A vertex's operand: `(o, f, n, 0)`, the position and normal in the space of its matrix and
-/// the weight of the matrix's translation (1 for a palette vertex). Aligned for one 32-byte load.
-#[repr(C, align(32))]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Point(pub [f32; 8]);
-
-/// The operands of runs as seven lanes (ox, oy, oz, f, nx, ny, nz), each `stride` floats apart:
-/// entry `i` of lane `j` is `data[j * stride + i]`, followed by [`LANE_PAD`] spare floats.
-#[derive(Debug, Default)]
-pub(crate) struct Lanes {
-    pub data: Vec<f32>,
-    pub stride: usize,
-}
-
-impl Lanes {
-    /// Entry `i` as `(o, f, n, 0)`.
-    #[inline(always)]
-    pub fn entry(&self, i: usize) -> [f32; 8] {
-        let at = |j: usize| self.data.get(j * self.stride + i).copied().unwrap_or(0.0);
-        [at(0), at(1), at(2), at(3), at(4), at(5), at(6), 0.0]
-    }
-}
-
-/// Vertices `[first, first + len)`, whose operands are the lanes' entries `[at, at + len)`.
+/// Vertices `[first, first + len)`, whose operands are the records `[at, at + len)`: of the
+/// mesh's influences in a bone group, of [`SkinPlan::points`] in a set.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Run {
     pub first: u32,
@@ -77,10 +66,11 @@ pub(crate) struct Run {
     pub at: u32,
 }
 
-/// The vertices one matrix skins: `runs[runs.0..runs.1]` and `loose[loose.0..loose.1]` (with
-/// `points` alike), all between vertices `lo` and `hi`. `key` is the bone of a bone group, the
-/// first member of a set (whose members end at `members_end`). `weight_one`: every loose
-/// operand's weight is 1 (always so in a set).
+/// The vertices one matrix skins: `runs[runs.0..runs.1]` and `loose[loose.0..loose.1]`, all
+/// between vertices `lo` and `hi`. `key` is the bone of a bone group, the first member of a set
+/// (whose members end at `members_end`). The loose vertices have their operands in
+/// `points[points..]`, in the same order. `weight_one`: every operand's weight is 1 (always so
+/// in a set), so kernels need not multiply the translation by it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Group {
     pub key: u32,
@@ -89,6 +79,7 @@ pub(crate) struct Group {
     pub hi: u32,
     pub runs: (u32, u32),
     pub loose: (u32, u32),
+    pub points: u32,
     pub weight_one: bool,
 }
 
@@ -106,11 +97,13 @@ pub(crate) struct SkinPlan {
     pub members: Vec<Member>,
     /// The bones the sets use, ascending.
     pub palette_bones: Vec<u32>,
+    /// Runs of at least [`RUN_MIN`] vertices, each group's together.
     pub runs: Vec<Run>,
-    pub lanes: Lanes,
-    /// Vertices in runs shorter than [`RUN_MIN`], and their operands.
+    /// Vertices in runs shorter than [`RUN_MIN`].
     pub loose: Vec<u32>,
-    pub points: Vec<Point>,
+    /// Operands the layout keeps: per group, a set's runs' (its vertices' bind points, `(v, 1,
+    /// n)` with no bone), then its loose vertices' (a bone group's: copies of their influences).
+    pub points: Vec<Influence>,
     /// Vertices skinned influence by influence, ascending.
     pub direct: Vec<u32>,
     one_bone: u32,
@@ -225,9 +218,8 @@ impl SkinPlan {
             + self.members.len() * size_of::<Member>()
             + self.palette_bones.len() * 4
             + self.runs.len() * size_of::<Run>()
-            + self.lanes.data.len() * 4
             + self.loose.len() * 4
-            + self.points.len() * size_of::<Point>()
+            + self.points.len() * size_of::<Influence>()
             + self.direct.len() * 4
     }
 
@@ -325,7 +317,7 @@ impl SkinPlan {
         sets: &[Group],
         starts: &[u32],
         influences: &[Influence],
-        candidates: &[Point],
+        candidates: &[Influence],
     ) {
         let key_of = |c: u32| -> Option<usize> {
             if c == DIRECT || c == CANDIDATE {
@@ -336,45 +328,45 @@ impl SkinPlan {
                 Some(c as usize)
             }
         };
-        // Per group: its runs, its loose vertices, its lane entries; counted, then where the
-        // next one goes.
+        // Per group: its runs, its loose vertices, its operands in `points` (a set's runs' and
+        // loose vertices', a bone group's loose vertices'); counted, then where the next run,
+        // loose vertex, run operand and loose operand go.
         let keys = bone_count + sets.len();
-        let mut at = vec![[0u32; 3]; keys];
+        let mut at = vec![[0u32; 4]; keys];
         for (c, _, len) in runs(class) {
-            match key_of(c).and_then(|k| at.get_mut(k)) {
-                Some(n) if len >= RUN_MIN => {
-                    n[0] += 1;
+            let Some(k) = key_of(c) else {
+                continue;
+            };
+            let Some(n) = at.get_mut(k) else {
+                continue;
+            };
+            if len < RUN_MIN {
+                n[1] += len as u32;
+                n[2] += len as u32;
+            } else {
+                n[0] += 1;
+                if k >= bone_count {
                     n[2] += len as u32;
                 }
-                Some(n) => n[1] += len as u32,
-                None => {}
             }
         }
         let mut groups = Vec::new();
         let mut next = [0u32; 3];
         for (k, n) in at.iter_mut().enumerate() {
-            let count = *n;
-            *n = next;
-            if count != [0; 3] {
-                groups.push((k, next, count));
+            let [runs, loose, points, _] = *n;
+            // A group's loose operands follow its runs' (which only a set keeps).
+            *n = [next[0], next[1], next[2], next[2] + points - loose];
+            if runs + loose > 0 {
+                groups.push((k, *n));
             }
-            for (x, c) in next.iter_mut().zip(count) {
+            for (x, c) in next.iter_mut().zip([runs, loose, points]) {
                 *x += c;
             }
         }
-        let [run_count, loose_count, lane_count] = next.map(|n| n as usize);
+        let [run_count, loose_count, point_count] = next.map(|n| n as usize);
         self.runs = vec![Run::default(); run_count];
         self.loose = vec![0; loose_count];
-        self.points = vec![Point::default(); loose_count];
-        // No runs, no lanes.
-        let stride = if lane_count > 0 {
-            lane_count + LANE_PAD
-        } else {
-            0
-        };
-        let mut data = vec![0.0; 7 * stride];
-        let mut chunks = data.chunks_exact_mut(stride.max(1));
-        let mut lanes: [&mut [f32]; 7] = std::array::from_fn(|_| chunks.next().unwrap_or(&mut []));
+        self.points = vec![Influence::default(); point_count];
 
         // The accepted candidates' points are in vertex order.
         let mut point = 0usize;
@@ -388,82 +380,50 @@ impl SkinPlan {
             let Some(next) = at.get_mut(k) else {
                 continue;
             };
-            // A run of one-influence vertices has consecutive influences.
-            let (infl, points) = if k < bone_count {
-                let from = starts.get(start).copied().unwrap_or(0) as usize;
-                (
-                    influences.get(from..from + len).unwrap_or_default(),
-                    &[][..],
-                )
+            let (first, end) = (start as u32, (start + len) as u32);
+            // A set's vertices bring their bind points; a bone group's have one influence each,
+            // consecutive in the mesh.
+            let from = starts.get(start).copied().unwrap_or(0) as usize;
+            let operands = if k < bone_count {
+                influences.get(from..from + len)
             } else {
                 point += len;
-                (
-                    &[][..],
-                    candidates.get(point - len..point).unwrap_or_default(),
-                )
-            };
-            let source = |i: usize| -> [f32; 8] {
-                match (infl.get(i), points.get(i)) {
-                    (Some(i), _) => operand(i),
-                    (_, Some(p)) => p.0,
-                    _ => [0.0; 8],
-                }
+                candidates.get(point - len..point)
             };
             if len >= RUN_MIN {
-                let lane_at = next[2] as usize;
+                let at = if k < bone_count { from as u32 } else { next[2] };
                 if let Some(run) = self.runs.get_mut(next[0] as usize) {
                     *run = Run {
-                        first: start as u32,
+                        first,
                         len: len as u32,
-                        at: lane_at as u32,
+                        at,
                     };
                 }
-                // Four operands at a time, turned into four entries of each lane.
-                let mut i = 0;
-                while i + 4 <= len {
-                    let x: [(F4, F4); 4] = std::array::from_fn(|k| match infl.get(i + k) {
-                        Some(infl) => F4::influence(infl),
-                        None => points
-                            .get(i + k)
-                            .map_or((F4::zero(), F4::zero()), F4::point),
-                    });
-                    let a = F4::transpose(x.map(|x| x.0));
-                    let b = F4::transpose(x.map(|x| x.1));
-                    for (lane, v) in lanes.iter_mut().zip(a.into_iter().chain(b)) {
-                        if let Some(slots) = lane.get_mut(lane_at + i..lane_at + i + 4) {
-                            v.put(slots);
-                        }
-                    }
-                    i += 4;
-                }
-                for i in i..len {
-                    for (lane, x) in lanes.iter_mut().zip(source(i)) {
-                        if let Some(slot) = lane.get_mut(lane_at + i) {
-                            *slot = x;
-                        }
-                    }
-                }
                 next[0] += 1;
-                next[2] += len as u32;
+                if k < bone_count {
+                    continue;
+                }
             } else {
-                let from = next[1] as usize;
-                if let (Some(verts), Some(points)) = (
-                    self.loose.get_mut(from..from + len),
-                    self.points.get_mut(from..from + len),
-                ) {
-                    for (i, (v, p)) in verts.iter_mut().zip(points).enumerate() {
-                        *v = (start + i) as u32;
-                        *p = Point(source(i));
+                let to = next[1] as usize;
+                if let Some(slots) = self.loose.get_mut(to..to + len) {
+                    for (slot, v) in slots.iter_mut().zip(first..end) {
+                        *slot = v;
                     }
                 }
                 next[1] += len as u32;
             }
+            let cursor = if len >= RUN_MIN { 2 } else { 3 };
+            let to = next.get(cursor).copied().unwrap_or(0) as usize;
+            if let (Some(slots), Some(operands)) = (self.points.get_mut(to..to + len), operands) {
+                slots.copy_from_slice(operands);
+            }
+            if let Some(n) = next.get_mut(cursor) {
+                *n += len as u32;
+            }
         }
 
-        self.lanes = Lanes { data, stride };
-
-        for (k, first, _) in groups {
-            let [runs_to, loose_to, _] = at.get(k).copied().unwrap_or_default();
+        for (k, first) in groups {
+            let [runs_to, loose_to, _, _] = at.get(k).copied().unwrap_or_default();
             let runs = self
                 .runs
                 .get(first[0] as usize..runs_to as usize)
@@ -485,23 +445,36 @@ impl SkinPlan {
                 .chain(loose.last().copied())
                 .max();
             let mut group = if k < bone_count {
+                // A set's operands are bind points, of weight 1.
+                let one = |i: &Influence| i.weight.to_bits() == 1.0f32.to_bits();
+                let run_ones = runs.iter().all(|r| {
+                    let at = r.at as usize;
+                    let run = influences.get(at..at + r.len as usize).unwrap_or_default();
+                    run.iter().all(one)
+                });
+                let points = first[3] as usize;
+                let loose_ones = self
+                    .points
+                    .get(points..points + loose.len())
+                    .unwrap_or_default()
+                    .iter()
+                    .all(one);
                 Group {
                     key: k as u32,
+                    weight_one: run_ones && loose_ones,
                     ..Group::default()
                 }
             } else {
-                sets.get(k - bone_count).copied().unwrap_or_default()
+                Group {
+                    weight_one: true,
+                    ..sets.get(k - bone_count).copied().unwrap_or_default()
+                }
             };
             group.lo = lo.unwrap_or(0);
             group.hi = hi.unwrap_or(0);
             group.runs = (first[0], runs_to);
             group.loose = (first[1], loose_to);
-            group.weight_one = self
-                .points
-                .get(first[1] as usize..loose_to as usize)
-                .unwrap_or_default()
-                .iter()
-                .all(|p| p.0[3].to_bits() == 1.0f32.to_bits());
+            group.points = first[3];
             if k < bone_count {
                 self.one_bone += (runs.iter().map(|r| r.len).sum::<u32>()) + loose.len() as u32;
                 self.bone_groups.push(group);
@@ -510,13 +483,6 @@ impl SkinPlan {
             }
         }
     }
-}
-
-/// An influence as an operand, `(o, f, n, 0)`.
-#[inline(always)]
-fn operand(i: &Influence) -> [f32; 8] {
-    let ([x, y, z], [a, b, c]) = (i.origin, i.normal);
-    [x, y, z, i.weight, a, b, c, 0.0]
 }
 
 /// How many influences vertex `v` has.
@@ -665,8 +631,9 @@ impl Columns {
 pub(crate) struct Survey {
     /// Per vertex: its bone, [`CANDIDATE`] or [`DIRECT`].
     class: Vec<u32>,
-    /// Per candidate, in vertex order: the bind point, its position error, the set's hash.
-    points: Vec<Point>,
+    /// Per candidate, in vertex order: the bind point (an operand, `(v, 1, n)`), its position
+    /// error, the set's hash.
+    points: Vec<Influence>,
     errors: Vec<f32>,
     hashes: Vec<u32>,
     /// The bind-pose bounds of the vertices, as `p = sum_k (R_k o_k + f_k t_k)` rounds them;
@@ -815,7 +782,7 @@ impl Several<'_> {
         // Sized up front and written in place: a push may call to grow, around which the loop's
         // registers would be saved.
         let most = class.iter().filter(|&&c| c == CANDIDATE).count();
-        let mut points = vec![Point::default(); most];
+        let mut points = vec![Influence::default(); most];
         let mut errors = vec![0.0; most];
         let mut hashes = vec![0; most];
         let mut found = 0;
@@ -851,7 +818,7 @@ impl Several<'_> {
     }
 
     /// A vertex's bind-pose position `p = sum_k (R_k o_k + f_k t_k)`, and, when its influences
-    /// agree on a bind point and normal, that point (`(v, 1, n, 0)`), the position error and the
+    /// agree on a bind point and normal, that point (`(v, 1, n)`), the position error and the
     /// hash of its (bone, weight) pairs. They do not agree when they are too many to check, a
     /// bone has no accurate inverse, the total weight is not positive, or the normals disagree
     /// by more than [`AGREEMENT`] of their length (the positions' error is judged once the
@@ -867,7 +834,7 @@ impl Several<'_> {
         infl: &[Influence],
         columns: &[[P; 4]],
         scratch: &mut [P; MAX_PALETTE_INFLUENCES],
-    ) -> (F4, Option<(Point, f32, u32)>) {
+    ) -> (F4, Option<(Influence, f32, u32)>) {
         let mut pn = P::zero();
         if infl.len() < 2 || infl.len() > MAX_PALETTE_INFLUENCES {
             for i in infl {
@@ -908,7 +875,12 @@ impl Several<'_> {
         let (v, nb) = vn.halves();
         let [x, y, z, _] = v.get();
         let [a, b, c, _] = nb.get();
-        let point = Point([x, y, z, 1.0, a, b, c, 0.0]);
+        let point = Influence {
+            origin: [x, y, z],
+            weight: 1.0,
+            normal: [a, b, c],
+            bone: 0,
+        };
         (p, Some((point, position_error.sum3(), h)))
     }
 }
@@ -952,8 +924,12 @@ mod tests {
         let starts = mesh.influence_start();
         let narrow = Survey::with(starts, &influences, bind, inverse, false);
         let wide = Survey::with(starts, &influences, bind, inverse, true);
-        let bits =
-            |p: &[Point]| -> Vec<u32> { p.iter().flat_map(|p| p.0.map(f32::to_bits)).collect() };
+        let bits = |p: &[Influence]| -> Vec<u32> {
+            p.iter()
+                .flat_map(|p| p.origin.into_iter().chain([p.weight]).chain(p.normal))
+                .map(f32::to_bits)
+                .collect()
+        };
         assert_eq!(narrow.class, wide.class);
         assert!(narrow.class.contains(&CANDIDATE) && narrow.class.contains(&DIRECT));
         assert_eq!(bits(&narrow.points), bits(&wide.points));

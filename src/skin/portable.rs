@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::plan::{Lanes, Member, Point};
+use super::plan::Member;
 use super::{Backend, Job, SkinTarget, drive, normalize};
 use crate::math::Mat3x4;
 use crate::model::Influence;
@@ -101,25 +101,23 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: Mat3x4,
-        p: &Point,
+        x: &Influence,
         out: &mut T,
         e: usize,
     ) {
-        operand::<T, NORMALS, UNIT>(&m, p.0, out, e);
+        operand::<T, NORMALS, UNIT>(&m, x, out, e);
     }
 
     #[inline(always)]
-    fn run<const NORMALS: bool, const UNIT: bool>(
+    fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: &Mat3x4,
-        lanes: &Lanes,
-        at: usize,
-        len: usize,
+        x: &[Influence],
         out: &mut T,
         e: usize,
     ) {
-        for i in 0..len {
-            operand::<T, NORMALS, UNIT>(m, lanes.entry(at + i), out, e + i);
+        for (i, x) in x.iter().enumerate() {
+            operand::<T, NORMALS, UNIT>(m, x, out, e + i);
         }
     }
 
@@ -153,16 +151,16 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     }
 }
 
-/// Element `e` from the operand `x = (o, f, n, 0)`.
+/// Element `e` from the operand `x = (o, f, n, _)`.
 #[inline(always)]
 fn operand<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
     m: &Mat3x4,
-    x: [f32; 8],
+    x: &Influence,
     out: &mut T,
     e: usize,
 ) {
-    let [ox, oy, oz, f, nx, ny, nz, _] = x;
-    let (p, n) = transform(m, [ox, oy, oz, f], [nx, ny, nz]);
+    let [ox, oy, oz] = x.origin;
+    let (p, n) = transform(m, [ox, oy, oz, x.weight], x.normal);
     put::<T, NORMALS, UNIT>(out, e, p, n);
 }
 

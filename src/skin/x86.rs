@@ -8,11 +8,16 @@
 //! with no shuffle: nothing is written outside the element, and a target's last element may end
 //! exactly where the caller's buffer does.
 //!
-//! Runs of consecutive vertices ([`super::plan::Lanes`]) go four (SSE2) or eight (AVX2) at a time,
-//! one lane per vertex, each lane doing what the one-vertex code does in the same order. Where the
-//! target's elements are packed (12-byte positions or normals, or both side by side in 24 bytes)
-//! the results are interleaved in registers and stored whole: exactly the bytes of those
-//! elements. A run's last block overlaps the one before it rather than running past the run, and
+//! Runs of consecutive vertices read their operands, 32-byte records `(o, f, n, _)`, where they
+//! lie (a bone group's in the mesh's influences) and turn four of them at a time into lanes in
+//! registers, one vertex per lane, each lane doing what the one-vertex code does in the same
+//! order: SSE2 transposes `(o, f)` and `(n, _)` into four registers each; AVX2 transposes the
+//! records' two halves at once into `[ox | nx]`, `[oy | ny]`, `[oz | nz]` (and the weights when
+//! they are not all 1), so that each row of a result holds four positions and their normals.
+//! Where the target's elements are packed (12-byte positions or normals, or both side by side in
+//! 24 bytes) the results are interleaved in registers and stored whole: exactly the bytes of
+//! those elements (AVX2 takes eight vertices at a time where both streams are packed, for 32-byte
+//! stores). A run's last block overlaps the one before it rather than running past the run, and
 //! writes the same bits again.
 //!
 //! Code the AVX2 kernel reaches has no closures: a closure is compiled without the kernel's CPU
@@ -21,7 +26,7 @@
 use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
-use super::plan::{Lanes, Member, Point};
+use super::plan::Member;
 use super::{Backend, Job, RawTarget, drive};
 use crate::math::Mat3x4;
 use crate::model::Influence;
@@ -111,10 +116,10 @@ fn row(m: &Mat3x4, r: usize) -> __m128 {
 /// The low four floats of an influence (origin, weight) and the high four (normal, bone bits).
 #[inline(always)]
 fn halves(i: &Influence) -> (__m128, __m128) {
-    let p: *const f32 = i.origin.as_ptr();
-    // SAFETY: Influence is repr(C), 32 bytes: origin, weight, normal, bone; both loads stay
-    // inside it and are unaligned ones.
-    unsafe { (_mm_loadu_ps(p), _mm_loadu_ps(p.add(4))) }
+    let p: *const f32 = std::ptr::from_ref(i).cast();
+    // SAFETY: Influence is repr(C, align(32)), 32 bytes: origin, weight, normal, bone; both
+    // loads stay inside it, at 16-byte aligned addresses.
+    unsafe { (_mm_load_ps(p), _mm_load_ps(p.add(4))) }
 }
 
 const E3: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
@@ -147,14 +152,6 @@ impl Shape {
             pair,
         }
     }
-}
-
-/// A run's lanes from entry `at`, `width` entries of each: the first lane's address and the
-/// distance between lanes, when all seven lie inside the lanes' data.
-#[inline(always)]
-fn lane_block(lanes: &Lanes, at: usize, width: usize) -> Option<(*const f32, usize)> {
-    (at + width <= lanes.stride && lanes.data.len() >= 7 * lanes.stride)
-        .then(|| (lanes.data.as_ptr().wrapping_add(at), lanes.stride))
 }
 
 /// Four vertices' x, y, z (one vertex per lane) as three registers of packed 12-byte elements.
@@ -291,97 +288,123 @@ fn store4<const NORMALS: bool, const UNIT: bool>(
 /// A matrix's elements, each in every lane: `k[r][j]` is row `r`, column `j`.
 type Spread<V> = [[V; 4]; 3];
 
-/// A kernel's roundings for four lanes: `a b + c` (SSE2 rounds twice, AVX2 once) and the first
-/// term of a normal.
-trait Madd {
-    fn madd(a: __m128, b: __m128, c: __m128) -> __m128;
-    fn first(a: __m128, b: __m128) -> __m128;
+/// How a kernel skins four consecutive operands.
+trait Four {
+    type Wide;
+    /// Computes the four operands from `at` and stores the first `r` as elements from `e`, each
+    /// exactly as the kernel's one-vertex code computes it. `ONE`: every weight is 1.
+    ///
+    /// # Safety
+    /// `at` is the first of four consecutive `Influence` records (32-byte aligned).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+        &self,
+        k: &Self::Wide,
+        at: *const f32,
+        out: &mut RawTarget,
+        shape: &Shape,
+        e: usize,
+        r: usize,
+    );
 }
 
-/// Four consecutive entries of a run from lane address `at`: positions and normals, lane `i`
-/// the vertex of entry `i`, in the order of the one-vertex code.
-///
-/// # Safety
-/// Seven lanes of four floats each, `stride` apart from `at`, are readable.
+/// Skins a run four vertices at a time (the last four overlapping when its length is not a
+/// multiple of four; fewer than four copied next to zeros, computed four wide and stored one by
+/// one).
 #[inline(always)]
-unsafe fn four<M: Madd>(k: &Spread<__m128>, at: *const f32, stride: usize) -> [[__m128; 3]; 2] {
-    // SAFETY: the caller's contract; the loads are unaligned ones.
-    unsafe {
-        let mut x = [_mm_setzero_ps(); 7];
-        for (j, x) in x.iter_mut().enumerate() {
-            *x = _mm_loadu_ps(at.add(j * stride));
-        }
-        let [ox, oy, oz, f, nx, ny, nz] = x;
-        let mut out = [[_mm_setzero_ps(); 3]; 2];
-        for (r, &[c0, c1, c2, c3]) in k.iter().enumerate() {
-            out[0][r] = M::madd(c2, oz, M::madd(c1, oy, M::madd(c0, ox, _mm_mul_ps(c3, f))));
-            out[1][r] = M::madd(c2, nz, M::madd(c1, ny, M::first(c0, nx)));
-        }
-        out
-    }
-}
-
-/// Skins a run four vertices at a time (the last four overlapping when `len` is not a multiple
-/// of four; fewer than four computed four wide, stored one by one).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn run4<M: Madd, const NORMALS: bool, const UNIT: bool>(
-    k: &Spread<__m128>,
-    lanes: &Lanes,
-    at: usize,
-    len: usize,
+fn run4<F: Four, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+    kernel: &F,
+    k: &F::Wide,
+    x: &[Influence],
     out: &mut RawTarget,
-    shape: &Shape,
     e: usize,
 ) {
+    let shape = Shape::of(out, NORMALS);
+    let len = x.len();
     if len < 4 {
-        block4::<M, NORMALS, UNIT>(k, lanes, at, len, out, shape, e);
+        let mut padded = [Influence::default(); 4];
+        if let (Some(to), Some(from)) = (padded.get_mut(..len), x.get(..len)) {
+            to.copy_from_slice(from);
+        }
+        let at: *const f32 = padded.as_ptr().cast();
+        // SAFETY: `padded` holds four records.
+        unsafe { kernel.four::<NORMALS, UNIT, ONE>(k, at, out, &shape, e, len) };
         return;
     }
     let mut i = 0;
-    while i + 4 < len {
-        block4::<M, NORMALS, UNIT>(k, lanes, at + i, 4, out, shape, e + i);
+    loop {
+        // The last block ends where the run does.
+        let from = i.min(len - 4);
+        if let Some(block) = x.get(from..from + 4) {
+            let at: *const f32 = block.as_ptr().cast();
+            // SAFETY: `block` holds four records.
+            unsafe { kernel.four::<NORMALS, UNIT, ONE>(k, at, out, &shape, e + from, 4) };
+        }
+        if from == len - 4 {
+            break;
+        }
         i += 4;
     }
-    block4::<M, NORMALS, UNIT>(k, lanes, at + len - 4, 4, out, shape, e + len - 4);
 }
 
-/// Four entries from `at`, of which the first `r` are stored as elements from `e`.
+/// Rows to columns: lane `j` of result `i` is lane `i` of argument `j`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn block4<M: Madd, const NORMALS: bool, const UNIT: bool>(
-    k: &Spread<__m128>,
-    lanes: &Lanes,
-    at: usize,
-    r: usize,
-    out: &mut RawTarget,
-    shape: &Shape,
-    e: usize,
-) {
-    if let Some((ptr, stride)) = lane_block(lanes, at, 4) {
-        // SAFETY: lane_block checked that four entries of each lane lie in the data.
-        let [p, n] = unsafe { four::<M>(k, ptr, stride) };
-        store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
-    }
-}
-
-struct Twice;
-
-impl Madd for Twice {
-    #[inline(always)]
-    fn madd(a: __m128, b: __m128, c: __m128) -> __m128 {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_add_ps(_mm_mul_ps(a, b), c) }
-    }
-    #[inline(always)]
-    fn first(a: __m128, b: __m128) -> __m128 {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_mul_ps(a, b) }
+fn transpose4([a, b, c, d]: [__m128; 4]) -> [__m128; 4] {
+    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
+    unsafe {
+        let (t0, t1) = (_mm_unpacklo_ps(a, b), _mm_unpacklo_ps(c, d));
+        let (t2, t3) = (_mm_unpackhi_ps(a, b), _mm_unpackhi_ps(c, d));
+        [
+            _mm_movelh_ps(t0, t1),
+            _mm_movehl_ps(t1, t0),
+            _mm_movelh_ps(t2, t3),
+            _mm_movehl_ps(t3, t2),
+        ]
     }
 }
 
 /// SSE2, which every x86-64 CPU has, writing into a `RawTarget<'t>`.
 struct Sse2<'t>(PhantomData<fn(&'t ())>);
+
+impl Four for Sse2<'_> {
+    type Wide = Spread<__m128>;
+
+    /// The records are loaded as they lie, `(o, f)` and `(n, _)`, and transposed, lane `i` the
+    /// vertex of record `i`; the last float of each record is never read into a result.
+    #[inline(always)]
+    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+        &self,
+        k: &Spread<__m128>,
+        at: *const f32,
+        out: &mut RawTarget,
+        shape: &Shape,
+        e: usize,
+        r: usize,
+    ) {
+        // SAFETY: the caller's contract: each load reads 16 bytes of one of the four records,
+        // at a 16-byte aligned address; SSE2 is part of x86-64.
+        unsafe {
+            let mut a = [_mm_setzero_ps(); 4];
+            let mut b = [_mm_setzero_ps(); 4];
+            for (i, (a, b)) in a.iter_mut().zip(&mut b).enumerate() {
+                *a = _mm_load_ps(at.add(8 * i));
+                *b = _mm_load_ps(at.add(8 * i + 4));
+            }
+            let [ox, oy, oz, f] = transpose4(a);
+            let [nx, ny, nz, _] = transpose4(b);
+            let (mut p, mut n) = ([f; 3], [f; 3]);
+            for (row, &[c0, c1, c2, c3]) in k.iter().enumerate() {
+                let t = if ONE { c3 } else { _mm_mul_ps(c3, f) };
+                let t = _mm_add_ps(t, _mm_mul_ps(c0, ox));
+                let t = _mm_add_ps(t, _mm_mul_ps(c1, oy));
+                p[row] = _mm_add_ps(t, _mm_mul_ps(c2, oz));
+                let t = _mm_add_ps(_mm_mul_ps(c0, nx), _mm_mul_ps(c1, ny));
+                n[row] = _mm_add_ps(t, _mm_mul_ps(c2, nz));
+            }
+            store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
+        }
+    }
+}
 
 impl<'t> Backend for Sse2<'t> {
     type Out = RawTarget<'t>;
@@ -428,18 +451,33 @@ impl<'t> Backend for Sse2<'t> {
     fn blend(&self, members: &[Member], rel: &[[__m128; 4]]) -> [__m128; 4] {
         // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
         unsafe {
-            let mut s = [_mm_setzero_ps(); 4];
-            for (k, member) in members.iter().enumerate() {
-                let Some(m) = rel.get(member.slot as usize) else {
+            // Four named sums rather than an array, which the compiler may leave in memory; the
+            // first member's products start them.
+            let zero = _mm_setzero_ps();
+            let (mut s0, mut s1, mut s2, mut s3) = (zero, zero, zero, zero);
+            let mut members = members.iter();
+            if let Some(first) = members.next()
+                && let Some(&[c0, c1, c2, c3]) = rel.get(first.slot as usize)
+            {
+                let f = _mm_set1_ps(first.weight);
+                (s0, s1, s2, s3) = (
+                    _mm_mul_ps(f, c0),
+                    _mm_mul_ps(f, c1),
+                    _mm_mul_ps(f, c2),
+                    _mm_mul_ps(f, c3),
+                );
+            }
+            for member in members {
+                let Some(&[c0, c1, c2, c3]) = rel.get(member.slot as usize) else {
                     continue;
                 };
                 let f = _mm_set1_ps(member.weight);
-                for (s, &c) in s.iter_mut().zip(m) {
-                    let t = _mm_mul_ps(f, c);
-                    *s = if k == 0 { t } else { _mm_add_ps(*s, t) };
-                }
+                s0 = _mm_add_ps(s0, _mm_mul_ps(f, c0));
+                s1 = _mm_add_ps(s1, _mm_mul_ps(f, c1));
+                s2 = _mm_add_ps(s2, _mm_mul_ps(f, c2));
+                s3 = _mm_add_ps(s3, _mm_mul_ps(f, c3));
             }
-            s
+            [s0, s1, s2, s3]
         }
     }
 
@@ -461,14 +499,14 @@ impl<'t> Backend for Sse2<'t> {
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         [c0, c1, c2, c3]: [__m128; 4],
-        p: &Point,
+        x: &Influence,
         out: &mut RawTarget,
         e: usize,
     ) {
-        // SAFETY: SSE2 is part of x86-64; a Point is eight 32-byte aligned floats, so both
-        // aligned loads read inside it.
+        // The normal's fourth lane (the record's last) is not read: sse2_normal takes three.
+        let (x, n) = halves(x);
+        // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
         unsafe {
-            let (x, n) = (_mm_load_ps(p.0.as_ptr()), _mm_load_ps(p.0.as_ptr().add(4)));
             let t = if ONE {
                 c3
             } else {
@@ -486,17 +524,14 @@ impl<'t> Backend for Sse2<'t> {
     }
 
     #[inline(always)]
-    fn run<const NORMALS: bool, const UNIT: bool>(
+    fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         k: &Spread<__m128>,
-        lanes: &Lanes,
-        at: usize,
-        len: usize,
+        x: &[Influence],
         out: &mut RawTarget,
         e: usize,
     ) {
-        let shape = Shape::of(out, NORMALS);
-        run4::<Twice, NORMALS, UNIT>(k, lanes, at, len, out, &shape, e);
+        run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
     }
 
     #[inline(always)]
@@ -561,19 +596,6 @@ fn sse2_sum_lanes(a: [__m128; 3]) -> __m128 {
 /// half does, so that every path gives the same bits, zeros' signs included.
 struct Avx2<'t>(PhantomData<fn(&'t ())>);
 
-impl Madd for Avx2<'_> {
-    #[inline(always)]
-    fn madd(a: __m128, b: __m128, c: __m128) -> __m128 {
-        // SAFETY: FMA is present (see Avx2).
-        unsafe { _mm_fmadd_ps(a, b, c) }
-    }
-    #[inline(always)]
-    fn first(a: __m128, b: __m128) -> __m128 {
-        // SAFETY: FMA is present (see Avx2); SSE2 is part of x86-64.
-        unsafe { _mm_fmadd_ps(a, b, _mm_setzero_ps()) }
-    }
-}
-
 impl Avx2<'_> {
     /// `[lo | hi]`.
     #[inline(always)]
@@ -608,108 +630,133 @@ impl Avx2<'_> {
         let (p, n) = unsafe { (_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)) };
         emit::<NORMALS, UNIT>(out, e, p, n);
     }
+}
 
-    /// Eight consecutive entries of a run: [`four`]'s work eight lanes wide, then stored.
+impl Avx2<'_> {
+    /// Four operands from `at` spread across lanes: `[ox | nx]`, `[oy | ny]`, `[oz | nz]` and
+    /// the weights `[f | 0]`, lane `i` of each half from record `i` (a record's halves are
+    /// `(o, f)` and `(n, _)`): a 4x4 transposition in each half, from four loads.
     ///
     /// # Safety
-    /// Seven lanes of eight floats each, `stride` apart from `at`, are readable.
+    /// `at` is the first of four consecutive `Influence` records (32-byte aligned).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn eight<const NORMALS: bool, const UNIT: bool>(
+    unsafe fn spread4(&self, at: *const f32) -> [__m256; 4] {
+        // SAFETY: the caller's contract: each load reads one of the four records, aligned; AVX
+        // is present (see Avx2).
+        unsafe {
+            let (a, b) = (_mm256_load_ps(at), _mm256_load_ps(at.add(8)));
+            let (c, d) = (_mm256_load_ps(at.add(16)), _mm256_load_ps(at.add(24)));
+            // [a0 b0 a1 b1 | a4 b4 a5 b5] and [a2 b2 a3 b3 | a6 b6 a7 b7], and c with d.
+            let (ab01, cd01) = (_mm256_unpacklo_ps(a, b), _mm256_unpacklo_ps(c, d));
+            let (ab23, cd23) = (_mm256_unpackhi_ps(a, b), _mm256_unpackhi_ps(c, d));
+            // The weights' upper half holds the records' last floats (the bones): cleared.
+            let f = _mm256_shuffle_ps(ab23, cd23, 0xEE);
+            [
+                _mm256_shuffle_ps(ab01, cd01, 0x44),
+                _mm256_shuffle_ps(ab01, cd01, 0xEE),
+                _mm256_shuffle_ps(ab23, cd23, 0x44),
+                _mm256_blend_ps(f, _mm256_setzero_ps(), 0xF0),
+            ]
+        }
+    }
+
+    /// Four operands from `at` as rows `[p | n]`: the one-vertex code's `[c | c]` products
+    /// with a vertex per lane, in its order. `ONE`: every weight is 1.
+    ///
+    /// # Safety
+    /// `at` is the first of four consecutive `Influence` records (32-byte aligned).
+    #[inline(always)]
+    unsafe fn rows4<const ONE: bool>(&self, k: &Spread<__m256>, at: *const f32) -> [__m256; 3] {
+        // SAFETY: the caller's contract; AVX and FMA are present (see Avx2).
+        unsafe {
+            let [x, y, z, f] = self.spread4(at);
+            let mut acc = [x; 3];
+            for (acc, &[c0, c1, c2, c3]) in acc.iter_mut().zip(k) {
+                let t = if ONE { c3 } else { _mm256_mul_ps(c3, f) };
+                let t = _mm256_fmadd_ps(c0, x, t);
+                let t = _mm256_fmadd_ps(c1, y, t);
+                *acc = _mm256_fmadd_ps(c2, z, t);
+            }
+            acc
+        }
+    }
+
+    /// Skins eight operands from `at` into elements `[e, e + 8)` of a target whose positions
+    /// and normals are both packed, as two blocks of [`Avx2::rows4`] computed row by row
+    /// together, so that each of the matrix's elements (which do not all fit in registers) is
+    /// loaded once for both. Each block's packed rows hold positions in their low halves and
+    /// normals in their high ones; pairs of rows exchange halves for 32-byte stores.
+    ///
+    /// # Safety
+    /// `at` is the first of eight consecutive `Influence` records (32-byte aligned); `e + 8` is
+    /// at most the target's capacity.
+    #[inline(always)]
+    unsafe fn eight_packed<const ONE: bool>(
         &self,
         k: &Spread<__m256>,
         at: *const f32,
-        stride: usize,
         out: &mut RawTarget,
-        shape: &Shape,
         e: usize,
-    ) {
-        // SAFETY: the caller's contract; AVX and FMA are present (see Avx2); the loads are
-        // unaligned ones.
-        unsafe {
-            let mut x = [_mm256_setzero_ps(); 7];
-            for (j, x) in x.iter_mut().enumerate() {
-                *x = _mm256_loadu_ps(at.add(j * stride));
-            }
-            let [ox, oy, oz, f, nx, ny, nz] = x;
-            let zero = _mm256_setzero_ps();
-            let (mut p, mut n) = ([zero; 3], [zero; 3]);
-            for (r, &[c0, c1, c2, c3]) in k.iter().enumerate() {
-                let t = _mm256_fmadd_ps(c0, ox, _mm256_mul_ps(c3, f));
-                p[r] = _mm256_fmadd_ps(c2, oz, _mm256_fmadd_ps(c1, oy, t));
-                let t = _mm256_fmadd_ps(c1, ny, _mm256_fmadd_ps(c0, nx, zero));
-                n[r] = _mm256_fmadd_ps(c2, nz, t);
-            }
-            self.store8::<NORMALS, UNIT>(out, shape, e, p, n);
-        }
-    }
-
-    /// Writes elements `[e, e + 8)` of `out`.
-    #[inline(always)]
-    fn store8<const NORMALS: bool, const UNIT: bool>(
-        &self,
-        out: &mut RawTarget,
-        shape: &Shape,
-        e: usize,
-        p: [__m256; 3],
-        n: [__m256; 3],
     ) {
         debug_assert!(e + 8 <= out.capacity);
-        // SAFETY: AVX is present (see Avx2). Elements [e, e + 8) lie in the caller's buffers as
-        // in store4; packed, they are the 96 (or, side by side, 192) bytes from element e.
+        // SAFETY: the caller's contract; elements [e, e + 8) are the 96 bytes from element e
+        // of each packed stream (RawTarget's contract); AVX and FMA are present (see Avx2);
+        // the stores are unaligned ones.
         unsafe {
-            let n = if NORMALS && UNIT { unit8(n) } else { n };
-            if NORMALS && let Some((base, position_first)) = shape.pair {
-                let (a, b) = if position_first { (p, n) } else { (n, p) };
-                store_all(base.add(e * 24), &pack6x2(a, b));
-                return;
+            let [xa, ya, za, fa] = self.spread4(at);
+            let [xb, yb, zb, fb] = self.spread4(at.add(32));
+            let (mut a, mut b) = ([xa; 3], [xb; 3]);
+            for ((a, b), &[c0, c1, c2, c3]) in a.iter_mut().zip(&mut b).zip(k) {
+                let (ta, tb) = if ONE {
+                    (c3, c3)
+                } else {
+                    (_mm256_mul_ps(c3, fa), _mm256_mul_ps(c3, fb))
+                };
+                let ta = _mm256_fmadd_ps(c0, xa, ta);
+                let tb = _mm256_fmadd_ps(c0, xb, tb);
+                let ta = _mm256_fmadd_ps(c1, ya, ta);
+                let tb = _mm256_fmadd_ps(c1, yb, tb);
+                *a = _mm256_fmadd_ps(c2, za, ta);
+                *b = _mm256_fmadd_ps(c2, zb, tb);
             }
-            put8(
-                out.positions,
-                out.position_stride,
-                shape.packed_positions,
-                e,
-                p,
-            );
-            if NORMALS {
-                put8(out.normals, out.normal_stride, shape.packed_normals, e, n);
+            let (a, b) = (pack3_halves(a), pack3_halves(b));
+            let (p, n) = (out.positions.add(e * 12), out.normals.add(e * 12));
+            for (i, &(u, v)) in [(a[0], a[1]), (a[2], b[0]), (b[1], b[2])]
+                .iter()
+                .enumerate()
+            {
+                let low = _mm256_insertf128_ps(u, _mm256_castps256_ps128(v), 1);
+                _mm256_storeu_ps(p.add(32 * i).cast(), low);
+                _mm256_storeu_ps(n.add(32 * i).cast(), _mm256_permute2f128_ps(u, v, 0x31));
             }
         }
     }
 }
 
-/// Stores `v` at `base`, one register after another.
-///
-/// # Safety
-/// `32 * v.len()` bytes at `base` are writable; AVX is present.
-#[inline(always)]
-unsafe fn store_all(base: *mut u8, v: &[__m256]) {
-    for (k, &o) in v.iter().enumerate() {
-        // SAFETY: the caller's contract; the store is an unaligned one.
-        unsafe { _mm256_storeu_ps(base.add(32 * k).cast(), o) };
-    }
-}
+impl Four for Avx2<'_> {
+    type Wide = Spread<__m256>;
 
-/// [`put4`] for elements `[e, e + 8)`.
-///
-/// # Safety
-/// As for [`put4`]; AVX is present.
-#[inline(always)]
-unsafe fn put8(base: *mut u8, stride: usize, packed: bool, e: usize, v: [__m256; 3]) {
-    // SAFETY: the caller's contract: packed, the eight elements are the 96 bytes from element e.
-    unsafe {
-        if packed {
-            store_all(base.add(e * 12), &pack3x2(v));
-            return;
+    #[inline(always)]
+    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+        &self,
+        k: &Spread<__m256>,
+        at: *const f32,
+        out: &mut RawTarget,
+        shape: &Shape,
+        e: usize,
+        r: usize,
+    ) {
+        // SAFETY: the caller's contract; AVX is present (see Avx2).
+        unsafe {
+            let acc = self.rows4::<ONE>(k, at);
+            let mut p = [_mm_setzero_ps(); 3];
+            let mut n = [_mm_setzero_ps(); 3];
+            for ((p, n), &v) in p.iter_mut().zip(&mut n).zip(&acc) {
+                *p = _mm256_castps256_ps128(v);
+                *n = _mm256_extractf128_ps(v, 1);
+            }
+            store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
         }
-        let mut low = [_mm_setzero_ps(); 3];
-        let mut high = [_mm_setzero_ps(); 3];
-        for ((l, h), &x) in low.iter_mut().zip(&mut high).zip(&v) {
-            *l = _mm256_castps256_ps128(x);
-            *h = _mm256_extractf128_ps(x, 1);
-        }
-        put4(base, stride, false, e, 4, low);
-        put4(base, stride, false, e + 4, 4, high);
     }
 }
 
@@ -722,72 +769,22 @@ fn halves_of(m: &[__m128; 4]) -> (__m256, __m256) {
     unsafe { (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8))) }
 }
 
-/// [`pack3`] eight lanes wide: eight vertices as three registers of packed 12-byte elements.
+/// [`pack3`] in each half: four vertices' x, y, z per half as three registers whose halves are
+/// packed 12-byte elements, `(x0 y0 z0 x1) (y1 z1 x2 y2) (z2 x3 y3 z3)`. Each input is permuted
+/// once so that every value sits in the lane its output wants, and the outputs are blended
+/// from those: three shuffles and six blends, where shuffles alone take nine.
 #[inline(always)]
-fn pack3x2([x, y, z]: [__m256; 3]) -> [__m256; 3] {
+fn pack3_halves([x, y, z]: [__m256; 3]) -> [__m256; 3] {
     // SAFETY: runs only inside avx2(), where AVX is present.
     unsafe {
-        let a = _mm256_unpacklo_ps(x, y);
-        let b = _mm256_unpackhi_ps(x, y);
-        let t = _mm256_shuffle_ps(z, a, 0xA0);
-        let u = _mm256_shuffle_ps(a, z, 0x5F);
-        let w = _mm256_shuffle_ps(z, b, 0xAA);
-        let v = _mm256_shuffle_ps(b, z, 0xFF);
-        // Each half holds its four vertices' three registers; memory wants the low halves first.
-        let o0 = _mm256_shuffle_ps(a, t, 0x84);
-        let o1 = _mm256_shuffle_ps(u, b, 0x48);
-        let o2 = _mm256_shuffle_ps(w, v, 0x88);
+        let x = _mm256_permute_ps(x, 0x6C); // x0 x3 x2 x1
+        let y = _mm256_permute_ps(y, 0xB1); // y1 y0 y3 y2
+        let z = _mm256_permute_ps(z, 0xC6); // z2 z1 z0 z3
         [
-            _mm256_permute2f128_ps(o0, o1, 0x20),
-            _mm256_permute2f128_ps(o2, o0, 0x30),
-            _mm256_permute2f128_ps(o1, o2, 0x31),
+            _mm256_blend_ps(_mm256_blend_ps(x, y, 0x22), z, 0x44),
+            _mm256_blend_ps(_mm256_blend_ps(y, z, 0x22), x, 0x44),
+            _mm256_blend_ps(_mm256_blend_ps(z, x, 0x22), y, 0x44),
         ]
-    }
-}
-
-/// [`pack6`] eight lanes wide: six registers of 24-byte elements `a b`.
-#[inline(always)]
-fn pack6x2([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6] {
-    // SAFETY: runs only inside avx2(), where AVX is present.
-    unsafe {
-        let (a, a2) = (_mm256_unpacklo_ps(ax, ay), _mm256_unpackhi_ps(ax, ay));
-        let (b, b2) = (_mm256_unpacklo_ps(az, bx), _mm256_unpackhi_ps(az, bx));
-        let (c, c2) = (_mm256_unpacklo_ps(by, bz), _mm256_unpackhi_ps(by, bz));
-        // Vertices 0-1 | 4-5 and 2-3 | 6-7, three registers each.
-        let o = [
-            _mm256_shuffle_ps(a, b, 0x44),
-            _mm256_shuffle_ps(c, a, 0xE4),
-            _mm256_shuffle_ps(b, c, 0xEE),
-            _mm256_shuffle_ps(a2, b2, 0x44),
-            _mm256_shuffle_ps(c2, a2, 0xE4),
-            _mm256_shuffle_ps(b2, c2, 0xEE),
-        ];
-        [
-            _mm256_permute2f128_ps(o[0], o[1], 0x20),
-            _mm256_permute2f128_ps(o[2], o[3], 0x20),
-            _mm256_permute2f128_ps(o[4], o[5], 0x20),
-            _mm256_permute2f128_ps(o[0], o[1], 0x31),
-            _mm256_permute2f128_ps(o[2], o[3], 0x31),
-            _mm256_permute2f128_ps(o[4], o[5], 0x31),
-        ]
-    }
-}
-
-/// [`unit4`] eight lanes wide.
-#[inline(always)]
-fn unit8([x, y, z]: [__m256; 3]) -> [__m256; 3] {
-    // SAFETY: runs only inside avx2(), where AVX is present.
-    unsafe {
-        let len = _mm256_sqrt_ps(_mm256_add_ps(
-            _mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)),
-            _mm256_mul_ps(z, z),
-        ));
-        let keep = _mm256_cmp_ps(len, _mm256_setzero_ps(), _CMP_GT_OQ);
-        let mut n = [x, y, z];
-        for c in &mut n {
-            *c = _mm256_blendv_ps(*c, _mm256_div_ps(*c, len), keep);
-        }
-        n
     }
 }
 
@@ -857,14 +854,14 @@ impl<'t> Backend for Avx2<'t> {
 
     #[inline(always)]
     fn widen(&self, m: &[__m256; 4]) -> Spread<__m256> {
-        // SAFETY: AVX is present (see Avx2). The low half of each column holds rows 0, 1, 1, 2.
+        // SAFETY: AVX is present (see Avx2). Each half of a column holds rows 0, 1, 1, 2 (the
+        // translation's upper half zeros), so the spread keeps `[c | c]` and `[t | 0]`.
         unsafe {
             let mut k = [[_mm256_setzero_ps(); 4]; 3];
             for (j, &c) in m.iter().enumerate() {
-                let low = _mm256_permute2f128_ps(c, c, 0x00);
-                k[0][j] = _mm256_permute_ps(low, 0x00);
-                k[1][j] = _mm256_permute_ps(low, 0x55);
-                k[2][j] = _mm256_permute_ps(low, 0xFF);
+                k[0][j] = _mm256_permute_ps(c, 0x00);
+                k[1][j] = _mm256_permute_ps(c, 0x55);
+                k[2][j] = _mm256_permute_ps(c, 0xFF);
             }
             k
         }
@@ -874,18 +871,21 @@ impl<'t> Backend for Avx2<'t> {
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         [c0, c1, c2, c3]: [__m256; 4],
-        p: &Point,
+        x: &Influence,
         out: &mut RawTarget,
         e: usize,
     ) {
-        // SAFETY: AVX and FMA are present (see Avx2); a Point is eight 32-byte aligned floats.
-        // Its last float is 0, so the upper half of the first term is +0 (as is c3's).
+        let at: *const f32 = std::ptr::from_ref(x).cast();
+        // SAFETY: AVX and FMA are present (see Avx2); an Influence is repr(C, align(32)), eight
+        // 4-byte fields, and the aligned load reads it whole. Its last float, the bone's bits,
+        // is cleared, so the upper half of the first term is +0 (as is c3's).
         unsafe {
-            let x = _mm256_load_ps(p.0.as_ptr());
+            let x = _mm256_load_ps(at);
             let acc = if ONE {
                 c3
             } else {
-                _mm256_mul_ps(c3, _mm256_permute_ps(x, 0xFF))
+                let keep7 = _mm256_castsi256_ps(_mm256_set_epi32(0, -1, -1, -1, -1, -1, -1, -1));
+                _mm256_mul_ps(c3, _mm256_permute_ps(_mm256_and_ps(x, keep7), 0xFF))
             };
             let acc = _mm256_fmadd_ps(c0, _mm256_permute_ps(x, 0x00), acc);
             let acc = _mm256_fmadd_ps(c1, _mm256_permute_ps(x, 0x55), acc);
@@ -895,43 +895,34 @@ impl<'t> Backend for Avx2<'t> {
     }
 
     #[inline(always)]
-    fn run<const NORMALS: bool, const UNIT: bool>(
+    fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         k: &Spread<__m256>,
-        lanes: &Lanes,
-        at: usize,
-        len: usize,
+        x: &[Influence],
         out: &mut RawTarget,
         e: usize,
     ) {
         let shape = Shape::of(out, NORMALS);
-        if len < 8 {
-            // SAFETY: AVX is present (see Avx2); SSE2 is part of x86-64.
-            let k4 = unsafe {
-                let mut k4 = [[_mm_setzero_ps(); 4]; 3];
-                for (row4, row) in k4.iter_mut().zip(k) {
-                    for (c4, &c) in row4.iter_mut().zip(row) {
-                        *c4 = _mm256_castps256_ps128(c);
-                    }
+        let len = x.len();
+        if NORMALS && !UNIT && len >= 8 && shape.packed_positions && shape.packed_normals {
+            // Eight at a time, the last eight overlapping.
+            let mut i = 0;
+            loop {
+                let from = i.min(len - 8);
+                if let Some(block) = x.get(from..from + 8) {
+                    let at: *const f32 = block.as_ptr().cast();
+                    // SAFETY: `block` holds eight records; drive() hands over elements below
+                    // count, which skin_mesh checked against the capacity.
+                    unsafe { self.eight_packed::<ONE>(k, at, out, e + from) };
                 }
-                k4
-            };
-            run4::<Self, NORMALS, UNIT>(&k4, lanes, at, len, out, &shape, e);
+                if from == len - 8 {
+                    break;
+                }
+                i += 8;
+            }
             return;
         }
-        let mut i = 0;
-        loop {
-            // The last block ends where the run does.
-            let from = i.min(len - 8);
-            if let Some((ptr, stride)) = lane_block(lanes, at + from, 8) {
-                // SAFETY: lane_block checked that eight entries of each lane lie in the data.
-                unsafe { self.eight::<NORMALS, UNIT>(k, ptr, stride, out, &shape, e + from) };
-            }
-            if from == len - 8 {
-                break;
-            }
-            i += 8;
-        }
+        run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
     }
 
     #[inline(always)]
@@ -942,8 +933,8 @@ impl<'t> Backend for Avx2<'t> {
         out: &mut RawTarget,
         e: usize,
     ) {
-        // SAFETY: AVX and FMA are present (see Avx2); the loads read inside one Influence or
-        // one row of a Mat3x4.
+        // SAFETY: AVX and FMA are present (see Avx2); the loads read one Influence (aligned, as
+        // its type is) or inside one row of a Mat3x4.
         unsafe {
             let keep7 = _mm256_castsi256_ps(_mm256_set_epi32(0, -1, -1, -1, -1, -1, -1, -1));
             let mut acc = [_mm256_setzero_ps(); 3];
@@ -951,7 +942,8 @@ impl<'t> Backend for Avx2<'t> {
                 let Some(m) = bones.get(i.bone as usize) else {
                     continue;
                 };
-                let x = _mm256_and_ps(_mm256_loadu_ps(i.origin.as_ptr()), keep7);
+                let at: *const f32 = std::ptr::from_ref(i).cast();
+                let x = _mm256_and_ps(_mm256_load_ps(at), keep7);
                 for (r, a) in acc.iter_mut().enumerate() {
                     let rr = row(m, r);
                     *a = _mm256_fmadd_ps(self.pair(rr, rr), x, *a);

@@ -200,7 +200,7 @@ fn sample(
     let mut poses = Vec::with_capacity(frame_count.saturating_mul(nb));
     for i in 0..frame_count {
         let base = poses.len();
-        poses.extend_from_slice(rest);
+        poses.extend_from_slice(&rest);
         for t in &tracks {
             // Where frame i falls in this motion's own frames.
             let (k0, k1, f) = if t.frames == frame_count {

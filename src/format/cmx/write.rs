@@ -477,7 +477,7 @@ impl Skeleton {
             Error::unsupported("the model has no frame: a CMX skeleton needs the rest pose")
         })?;
         let mut out: Vec<Bone> = Vec::with_capacity(bones.len());
-        for (b, (bone, pose)) in bones.iter().zip(poses).enumerate() {
+        for (b, (bone, pose)) in bones.iter().zip(poses.iter()).enumerate() {
             let what = || format!("bone {b} ({})", bone.name);
             let (translation, rotation) = rest(pose, &what)?;
             let parent = match usize::try_from(bone.parent) {

@@ -288,7 +288,7 @@ pub(crate) fn build(
     }
     parts.bones = bones;
     parts.frames = frames;
-    parts.poses = poses;
+    parts.poses = poses.into();
     parts.keyframes = keyframes;
     Ok(parts)
 }

@@ -316,7 +316,7 @@ pub fn write_skel(model: &Model) -> Result<Vec<u8>> {
     put_line(&mut out, 0, format!("NumBones {}", bones.len()).as_bytes());
     // The bones whose blocks are open, innermost last.
     let mut open: Vec<usize> = Vec::new();
-    for (i, (bone, pose)) in bones.iter().zip(poses).enumerate() {
+    for (i, (bone, pose)) in bones.iter().zip(poses.iter()).enumerate() {
         let parent = usize::try_from(bone.parent).ok();
         while open.last().copied() != parent {
             if open.pop().is_none() {
