@@ -6,6 +6,8 @@
 
 use std::f32::consts::FRAC_1_SQRT_2;
 
+mod load_options;
+use load_options::{options as opts, strict};
 use ossa::{
     BONE_SYNTHETIC, ErrorCode, Format, FrameBlend, KEY_POSITION, KEY_ROTATION, KEY_SCALE,
     LoadOptions, Mat3x4, Model, Strided, dmf, dpm,
@@ -283,21 +285,6 @@ fn json_fixture_spelled() -> String {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-fn opts(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        ..LoadOptions::default()
-    }
-}
-
-fn strict(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        strict: true,
-        ..LoadOptions::default()
-    }
-}
 
 fn load(bytes: &[u8], format: Format) -> Model {
     Model::load(bytes, &opts(format)).unwrap_or_else(|e| panic!("{}: {e}", format.name()))

@@ -18,6 +18,8 @@ use std::sync::OnceLock;
 
 use corpus::corpus_subdir;
 use counting_alloc::{budget, peak_of};
+mod load_options;
+use load_options::options;
 use ossa::format::cfp;
 use ossa::format::cmx::{
     self, CharacterFile, Motion, Property, PropertyList, Skill, Skin, Suit, TimeProperty,
@@ -223,13 +225,6 @@ fn files() -> &'static Files {
             cfp: skill_cfp(),
         }
     })
-}
-
-fn options(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        ..LoadOptions::default()
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ mod corpus;
 
 use corpus::corpus_dir;
 
+mod load_options;
+use load_options::{options, strict};
 use ossa::{
     Bone, BoneSlots, ErrorCode, Format, Frame, FrameBlend, Influence, LoadOptions, Mat3x4, Model,
     ModelParts, Name, Strided, sims_mesh, validate,
@@ -26,21 +28,6 @@ static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 // ---------------------------------------------------------------------------------------------
 // Loading helpers
 // ---------------------------------------------------------------------------------------------
-
-fn options(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        ..LoadOptions::default()
-    }
-}
-
-fn strict(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        strict: true,
-        ..LoadOptions::default()
-    }
-}
 
 fn load(data: &[u8], format: Format) -> ossa::Result<Model> {
     let (r, peak) = peak_of(|| Model::load(data, &options(format)));

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use counting_alloc::{budget, peak_of};
 use sims_ref::{RawBone, joints, raw_skeleton};
 
+mod load_options;
+use load_options::strict;
 use ossa::format::cfp;
 use ossa::format::cmx::{self, CharacterFile};
 use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model};
@@ -1024,14 +1026,6 @@ fn skill_frames_keep_the_rest_pose_where_nothing_moves() {
 // ---------------------------------------------------------------------------------------------
 // Hostile input
 // ---------------------------------------------------------------------------------------------
-
-fn strict(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        strict: true,
-        ..LoadOptions::default()
-    }
-}
 
 #[test]
 fn every_truncation_fails_cleanly() {

@@ -3,6 +3,8 @@
 //! Each must give a model whose invariants hold or a clean error with the right code and byte
 //! offset, never a panic, and loading must not allocate much more than the input's size.
 
+mod load_options;
+use load_options::{options as opts, strict};
 use ossa::synth::TubeRig;
 use ossa::{BoneSlots, ErrorCode, Format, LoadOptions, Model, skm};
 
@@ -91,21 +93,6 @@ fn skp_at(b: &[u8]) -> SkpAt {
         poses: (0..nf)
             .map(|f| u32_at(b, frames + 68 * f + 64) as usize)
             .collect(),
-    }
-}
-
-fn opts(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        ..LoadOptions::default()
-    }
-}
-
-fn strict(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        strict: true,
-        ..LoadOptions::default()
     }
 }
 

@@ -3,22 +3,9 @@
 //! uses a part of them.
 #![allow(dead_code)]
 
-use ossa::{Format, LoadOptions};
-
-/// Load options for `format`, default or strict.
-pub fn options(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        format,
-        ..LoadOptions::default()
-    }
-}
-
-pub fn strict(format: Format) -> LoadOptions<'static> {
-    LoadOptions {
-        strict: true,
-        ..options(format)
-    }
-}
+#[path = "../load_options/mod.rs"]
+mod load_options;
+pub use load_options::{options, strict};
 
 /// Lines joined with LF, ending with one.
 pub fn text(lines: &[&str]) -> String {
