@@ -344,13 +344,14 @@ fn check_kernels(name: &str, model: &Model, layouts: &[Layout]) -> f64 {
 fn check_splits(name: &str, model: &Model, splits: impl Fn(usize) -> Vec<usize>) {
     let bones = two_frame_pose(model);
     let layout = LAYOUTS[0];
-    for kernel in Kernel::available() {
+    // Packed streams: with unit normals element by element, without four or eight at a time.
+    for (kernel, flags) in Kernel::available().flat_map(|k| [(k, SKIN_NORMALIZE), (k, 0)]) {
         for (m, mesh) in model.meshes().iter().enumerate() {
             let n = mesh.vertex_count();
-            let whole = skin_into(model, kernel, m, &bones, 0, n, SKIN_NORMALIZE, layout);
+            let whole = skin_into(model, kernel, m, &bones, 0, n, flags, layout);
             for s in splits(n) {
-                let low = skin_into(model, kernel, m, &bones, 0, s, SKIN_NORMALIZE, layout);
-                let high = skin_into(model, kernel, m, &bones, s, n - s, SKIN_NORMALIZE, layout);
+                let low = skin_into(model, kernel, m, &bones, 0, s, flags, layout);
+                let high = skin_into(model, kernel, m, &bones, s, n - s, flags, layout);
                 let joined: Vec<u32> = low.a[..low.a_len]
                     .iter()
                     .chain(&high.a[..high.a_len])
@@ -365,7 +366,7 @@ fn check_splits(name: &str, model: &Model, splits: impl Fn(usize) -> Vec<usize>)
                     .collect();
                 assert!(
                     joined == one,
-                    "{name} mesh {m}: {kernel:?} split at {s} differs"
+                    "{name} mesh {m}: {kernel:?} (flags {flags}) split at {s} differs"
                 );
             }
         }
@@ -546,19 +547,19 @@ fn the_layout_sorts_vertices_by_how_they_are_skinned() {
     assert!(disagreeing > 0);
     assert_eq!(layout.direct, count(&|i| i.is_empty()) + disagreeing);
     assert!(layout.palette > 0 && layout.sets > 0 && layout.sets < layout.palette);
-    // Some vertices sit in runs of four or more sharing a matrix, the others alone, each alone
-    // with its index and a 32-byte operand.
-    assert!(layout.in_runs > 0 && layout.in_runs < layout.one_bone + layout.palette);
-    let loose = layout.one_bone + layout.palette - layout.in_runs;
-    assert!(layout.heap_bytes >= loose * 36);
+    // No twelve consecutive vertices share a matrix: every one-bone and palette vertex is in a
+    // stretch, with a 32-byte operand naming its matrix.
+    assert_eq!(layout.in_runs, 0);
+    assert!(layout.heap_bytes >= (layout.one_bone + layout.palette) * 32);
     let in_runs = |m: &Model| {
         m.meshes()
             .iter()
             .map(|m| m.skin_layout().in_runs)
             .sum::<usize>()
     };
-    // The built tube's rings share a bone or a set: every vertex is in a run.
-    let tube = TubeRig::default().build().unwrap();
+    // The built tube's rings (of 32 vertices here) share a bone or a set: every vertex is in a
+    // run.
+    let tube = TubeRig::with_vertices(3000).build().unwrap();
     assert_eq!(in_runs(&tube), tube.meshes()[0].vertex_count());
 
     // Past 256 bones the per-call buffer is too small: every multi-influence vertex goes direct.
@@ -818,8 +819,8 @@ fn kernels_are_named_and_detected() {
 }
 
 /// A one-influence mesh over the tube's skeleton: runs of 1 to 20 consecutive vertices, 210 in
-/// all, each run on the next bone (runs of four or more are read from the influences, shorter
-/// ones are loose); every weight 1, or weights between 0.5 and 1.
+/// all, each run on the next bone (runs of twelve or more are read from the influences, shorter
+/// ones form a stretch); every weight 1, or weights between 0.5 and 1.
 fn runs_rig(weight_one: bool) -> Model {
     let mut parts = TubeRig::default().parts();
     let nb = parts.bones.len() as u32;
@@ -862,12 +863,13 @@ fn one_influence_runs_keep_no_copy_of_their_influences() {
             (layout.one_bone, layout.palette, layout.direct),
             (210, 0, 0)
         );
-        // The runs of 4 to 20 vertices.
-        assert_eq!(layout.in_runs, 204);
-        // Five bone groups of 40 bytes, seventeen runs of 12 naming where their influences
-        // start, and the six vertices of the runs of 1 to 3 with their index and a copy of
-        // their influence: 620 bytes, where the influences themselves take 6,720.
-        assert_eq!(layout.heap_bytes, 5 * 40 + 17 * 12 + 6 * (4 + 32));
+        // The runs of 12 to 20 vertices.
+        assert_eq!(layout.in_runs, 144);
+        // Five bone groups of 28 bytes, nine runs of 12 naming where their influences start,
+        // and the 66 vertices of the runs of 1 to 11, consecutive, as one stretch (16 bytes)
+        // with a copy of each influence naming its table slot, one of five bones (4 bytes
+        // each): 2,396 bytes, where the influences themselves take 6,720.
+        assert_eq!(layout.heap_bytes, 5 * 28 + 9 * 12 + 16 + 5 * 4 + 66 * 32);
         assert_eq!(std::mem::size_of_val(mesh.all_influences()), 6720);
     }
 }

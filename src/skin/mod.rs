@@ -331,6 +331,24 @@ impl Kernel {
     }
 }
 
+/// A matrix as a kernel keeps it for the stretches ([`Backend::save`]): room for any kernel's
+/// form, aligned for its loads.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct Slot(pub [f32; 32]);
+
+impl Default for Slot {
+    fn default() -> Slot {
+        Slot([0.0; 32])
+    }
+}
+
+thread_local! {
+    /// Each thread's table of stretch matrices, kept from call to call so that skinning does
+    /// not allocate once it has room for the largest mesh the thread skins.
+    static TABLE: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// One call's work: vertices `[first, first + count)` of a mesh laid out by `plan`.
 pub(crate) struct Job<'a> {
     pub plan: &'a SkinPlan,
@@ -379,6 +397,26 @@ pub(crate) trait Backend {
         out: &mut Self::Out,
         e: usize,
     );
+    /// Keeps `m` in a table slot, for [`Backend::stretch`].
+    fn save(&self, m: &Self::Mat, slot: &mut Slot);
+    /// The matrix [`Backend::save`] kept in `slot`.
+    fn load(&self, slot: &Slot) -> Self::Mat;
+    /// Elements `[e, e + x.len())` from the consecutive operands `x`, each with the matrix in
+    /// the table slot its last field names, exactly as [`Backend::point`] computes it.
+    #[inline(always)]
+    fn stretch<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+        &self,
+        table: &[Slot],
+        x: &[Influence],
+        out: &mut Self::Out,
+        e: usize,
+    ) {
+        for (i, x) in x.iter().enumerate() {
+            if let Some(slot) = table.get(x.bone as usize) {
+                self.point::<NORMALS, UNIT, ONE>(self.load(slot), x, out, e + i);
+            }
+        }
+    }
     /// Element `e` from its influences one by one: with `x = (o, f, n, 0)` and the rows `r` of
     /// each bone's matrix, eight lanes `acc[r][j] += r[j % 4] x[j]` summed as
     /// `(l0 + l1) + (l2 + l3)` per half.
@@ -411,7 +449,7 @@ fn skin_group<B: Backend, const NORMALS: bool, const UNIT: bool>(
 
 /// [`skin_group`], `ONE` when every operand's weight is 1. The group's runs read their
 /// operands from `records` (the mesh's influences for a bone group, the layout's points for a
-/// set), its loose vertices from the layout's points.
+/// set).
 #[inline(always)]
 fn group<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
     b: &B,
@@ -443,24 +481,6 @@ fn group<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
             }
         }
     }
-    let (from, to) = (g.loose.0 as usize, g.loose.1 as usize);
-    let Some(verts) = plan.loose.get(from..to) else {
-        return;
-    };
-    let (lo, hi) = if inside {
-        (0, verts.len())
-    } else {
-        (
-            verts.partition_point(|&v| v < first),
-            verts.partition_point(|&v| v < end),
-        )
-    };
-    let verts = verts.get(lo..hi).unwrap_or_default();
-    let at = g.points as usize;
-    let points = plan.points.get(at + lo..at + hi).unwrap_or_default();
-    for (&v, x) in verts.iter().zip(points) {
-        b.point::<NORMALS, UNIT, ONE>(m, x, out, (v - first) as usize);
-    }
 }
 
 /// Whether group `g` has vertices in `[first, end)` (it may have none there even so).
@@ -469,12 +489,15 @@ fn overlaps(g: &Group, first: u32, end: u32) -> bool {
     g.hi >= first && g.lo < end
 }
 
-/// Walks a job's plan: bone groups, then palette sets, then the vertices skinned influence by
-/// influence. Inlined into each kernel's entry, where the kernel's CPU features are on.
+/// Walks a job's plan: bone groups' runs, then palette sets' (each set's blend kept in
+/// `table`), then the stretches, then the vertices skinned influence by influence. Inlined into
+/// each kernel's entry, where the kernel's CPU features are on. `table` has
+/// [`SkinPlan::table_len`] slots.
 #[inline(always)]
 pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
     b: &B,
     job: &Job,
+    table: &mut [Slot],
     out: &mut B::Out,
 ) {
     let plan = job.plan;
@@ -494,10 +517,38 @@ pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
     if plan.sets.iter().any(|s| overlaps(s, first, end)) {
         // The buffer sized in steps, so that a small palette does not pay for clearing a large
         // one; not through a closure, which would lose the kernel's CPU features.
+        let sets = table
+            .get_mut(plan.stretch_bones.len()..)
+            .unwrap_or_default();
         match plan.palette_bones.len() {
-            0..=32 => palette::<B, NORMALS, UNIT, 32>(b, job, (first, end), out),
-            33..=96 => palette::<B, NORMALS, UNIT, 96>(b, job, (first, end), out),
-            _ => palette::<B, NORMALS, UNIT, MAX_PALETTE_BONES>(b, job, (first, end), out),
+            0..=32 => palette::<B, NORMALS, UNIT, 32>(b, job, (first, end), sets, out),
+            33..=96 => palette::<B, NORMALS, UNIT, 96>(b, job, (first, end), sets, out),
+            _ => palette::<B, NORMALS, UNIT, MAX_PALETTE_BONES>(b, job, (first, end), sets, out),
+        }
+    }
+
+    let from = plan.stretches.partition_point(|s| s.first + s.len <= first);
+    let stretches = plan.stretches.get(from..).unwrap_or_default();
+    if stretches.first().is_some_and(|s| s.first < end) {
+        for (slot, &bone) in table.iter_mut().zip(&plan.stretch_bones) {
+            if let Some(m) = job.bones.get(bone as usize) {
+                b.save(&b.bone(m), slot);
+            }
+        }
+    }
+    for s in stretches {
+        if s.first >= end {
+            break;
+        }
+        let (lo, hi) = (s.first.max(first), (s.first + s.len).min(end));
+        let at = (s.at + (lo - s.first)) as usize;
+        if let Some(x) = plan.points.get(at..at + (hi - lo) as usize) {
+            let e = (lo - first) as usize;
+            if s.weight_one {
+                b.stretch::<NORMALS, UNIT, true>(table, x, out, e);
+            } else {
+                b.stretch::<NORMALS, UNIT, false>(table, x, out, e);
+            }
         }
     }
 
@@ -518,13 +569,15 @@ pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
     }
 }
 
-/// Skins the palette's vertices in `[first, end)`, with a stack buffer of `SLOTS` relative
-/// matrices (`SLOTS` at least the palette's bones, at most [`MAX_PALETTE_BONES`]).
+/// Blends the sets with vertices in `[first, end)` into their slots of `table` (one per set) and
+/// skins their runs, with a stack buffer of `SLOTS` relative matrices (`SLOTS` at least the
+/// palette's bones, at most [`MAX_PALETTE_BONES`]).
 #[inline(always)]
 fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize>(
     b: &B,
     job: &Job,
     range: (u32, u32),
+    table: &mut [Slot],
     out: &mut B::Out,
 ) {
     let plan = job.plan;
@@ -535,7 +588,7 @@ fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize
             *slot = b.relative(a, i);
         }
     }
-    for s in &plan.sets {
+    for (s, slot) in plan.sets.iter().zip(table) {
         if !overlaps(s, range.0, range.1) {
             continue;
         }
@@ -544,6 +597,7 @@ fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize
             .get(s.key as usize..s.members_end as usize)
             .unwrap_or_default();
         let m = b.blend(members, &rel);
+        b.save(&m, slot);
         // A set's operands are bind points, of weight 1.
         debug_assert!(s.weight_one);
         group::<B, NORMALS, UNIT, true>(b, plan, s, &plan.points, m, range, out);
@@ -558,16 +612,30 @@ fn run<T: SkinTarget + ?Sized>(
     unit: bool,
     target: &mut T,
 ) {
+    let mut table = TABLE.take();
+    let len = job.plan.table_len();
+    if table.len() < len {
+        table.resize(len, Slot::default());
+    }
+    let slots = table.get_mut(..len).unwrap_or_default();
     #[cfg(target_arch = "x86_64")]
-    if kernel != Kernel::Portable
-        && let Some(mut raw) = target.raw()
-    {
-        x86::run(kernel == Kernel::Avx2, job, normals, unit, &mut raw);
-        return;
+    let raw = if kernel != Kernel::Portable {
+        target.raw()
+    } else {
+        None
+    };
+    #[cfg(target_arch = "x86_64")]
+    if let Some(mut raw) = raw {
+        x86::run(kernel == Kernel::Avx2, job, slots, normals, unit, &mut raw);
+    } else {
+        portable::run(job, slots, normals, unit, target);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = kernel;
-    portable::run(job, normals, unit, target);
+    {
+        let _ = kernel;
+        portable::run(job, slots, normals, unit, target);
+    }
+    TABLE.set(table);
 }
 
 /// Cuts between two threads' ranges fall on multiples of this many vertices: with 4-byte

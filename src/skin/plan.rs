@@ -22,11 +22,18 @@
 //! vertex's influence follows the one before it): a [`Run`] names where they start and the
 //! layout keeps no copy. Kernels load several records at a time and transpose them in
 //! registers, one vertex per lane, and store whole output elements at once. A set's runs keep
-//! their bind points in the layout's [`SkinPlan::points`], read the same way. Vertices of shorter
-//! runs are loose: the layout lists them with a copy of their operand beside the others of their
-//! group, which kernels read in order and transform one by one. (Reading a loose vertex's
-//! influence where it lies was measured slower, by a fifth on meshes with thousands of loose
-//! vertices: scattered loads through `influence_start` where the copies stream.)
+//! their bind points in the layout's [`SkinPlan::points`], read the same way.
+//!
+//! Vertices of shorter runs are loose, and consecutive loose vertices form a [`Stretch`]: the
+//! layout keeps their operands in vertex order, each a copy naming its matrix's slot in a table
+//! that a call fills first (the bones' matrices the stretches use, then every set's blend).
+//! Kernels then go through a stretch in vertex order, each vertex with its own matrix, so that
+//! four consecutive results are stored as whole registers where the target's elements are
+//! packed, where a loose vertex alone takes four 8-byte stores. That made a runs' minimum of
+//! twelve the fastest on the corpus: a shorter run costs more on its own than inside a stretch.
+//! (Reading a one-influence vertex's influence where it lies was measured slower, by a fifth on
+//! meshes with thousands of loose vertices: scattered loads through `influence_start` where the
+//! copies stream.)
 //!
 //! Building it is linear: a survey transforms every vertex into the bind pose once (for the
 //! agreement check and the model's bounds alike, [`Survey`]; four lanes at a time, or a point and
@@ -36,8 +43,9 @@
 //! vertices.
 //!
 //! Its heap per vertex: nothing for a one-influence vertex in a run, 32 bytes for a palette
-//! vertex in a run, 36 for a loose vertex, 4 for one skinned influence by influence; 12 bytes
-//! per run and 40 per group besides.
+//! vertex in a run or any vertex in a stretch, 4 for one skinned influence by influence; 12
+//! bytes per run, 16 per stretch, 28 per group and 4 per bone a stretch uses besides. (The
+//! table is each thread's, 128 bytes a slot, kept from call to call.)
 
 #[cfg(target_arch = "x86_64")]
 use super::f4::F8;
@@ -54,8 +62,9 @@ pub(crate) const AGREEMENT: f32 = 1e-6;
 /// multi-influence vertices influence by influence.
 pub(crate) const MAX_PALETTE_BONES: usize = 256;
 
-/// Shortest run of consecutive vertices that kernels transform several at a time.
-pub(crate) const RUN_MIN: usize = 4;
+/// Shortest run of consecutive vertices sharing a matrix that kernels transform several at a
+/// time with it; shorter runs join stretches.
+pub(crate) const RUN_MIN: usize = 12;
 
 /// Vertices `[first, first + len)`, whose operands are the records `[at, at + len)`: of the
 /// mesh's influences in a bone group, of [`SkinPlan::points`] in a set.
@@ -66,11 +75,10 @@ pub(crate) struct Run {
     pub at: u32,
 }
 
-/// The vertices one matrix skins: `runs[runs.0..runs.1]` and `loose[loose.0..loose.1]`, all
-/// between vertices `lo` and `hi`. `key` is the bone of a bone group, the first member of a set
-/// (whose members end at `members_end`). The loose vertices have their operands in
-/// `points[points..]`, in the same order. `weight_one`: every operand's weight is 1 (always so
-/// in a set), so kernels need not multiply the translation by it.
+/// The vertices one matrix skins: `runs[runs.0..runs.1]`, and for a set its vertices in
+/// stretches, all between vertices `lo` and `hi`. `key` is the bone of a bone group, the first
+/// member of a set (whose members end at `members_end`). `weight_one`: every run operand's
+/// weight is 1 (always so in a set), so kernels need not multiply the translation by it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Group {
     pub key: u32,
@@ -78,8 +86,17 @@ pub(crate) struct Group {
     pub lo: u32,
     pub hi: u32,
     pub runs: (u32, u32),
-    pub loose: (u32, u32),
-    pub points: u32,
+    pub weight_one: bool,
+}
+
+/// Consecutive loose vertices `[first, first + len)`, whose operands are `points[at..at + len]`,
+/// each naming in its last field (where an influence has its bone) the slot of its matrix in the
+/// per-call table: a bone's, or a set's. `weight_one`: every operand's weight is 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Stretch {
+    pub first: u32,
+    pub len: u32,
+    pub at: u32,
     pub weight_one: bool,
 }
 
@@ -99,10 +116,14 @@ pub(crate) struct SkinPlan {
     pub palette_bones: Vec<u32>,
     /// Runs of at least [`RUN_MIN`] vertices, each group's together.
     pub runs: Vec<Run>,
-    /// Vertices in runs shorter than [`RUN_MIN`].
-    pub loose: Vec<u32>,
-    /// Operands the layout keeps: per group, a set's runs' (its vertices' bind points, `(v, 1,
-    /// n)` with no bone), then its loose vertices' (a bone group's: copies of their influences).
+    /// The vertices of runs shorter than [`RUN_MIN`], consecutive ones together, ascending.
+    pub stretches: Vec<Stretch>,
+    /// The bones whose matrices the stretches use: table slot `i` is bone `stretch_bones[i]`'s
+    /// matrix, and slot `stretch_bones.len() + s` set `s`'s blend.
+    pub stretch_bones: Vec<u32>,
+    /// Operands the layout keeps: the sets' runs' (their vertices' bind points, `(v, 1, n)`),
+    /// each set's together, then the stretches' (bind points, or copies of one-influence
+    /// vertices' influences), with their table slots.
     pub points: Vec<Influence>,
     /// Vertices skinned influence by influence, ascending.
     pub direct: Vec<u32>,
@@ -127,7 +148,7 @@ pub struct SkinLayout {
     pub sets: usize,
     /// Vertices skinned influence by influence (influences that disagree, or none).
     pub direct: usize,
-    /// Of the one-bone and palette vertices, those in runs of at least four consecutive vertices
+    /// Of the one-bone and palette vertices, those in runs of at least twelve consecutive vertices
     /// sharing a matrix, which kernels transform several at a time.
     pub in_runs: usize,
     /// Heap the layout takes, in bytes.
@@ -165,28 +186,48 @@ impl SkinPlan {
                 *x += c;
             }
         };
-        let bone_groups = self.bone_groups.iter().map(|g| (g, false));
-        for (g, is_set) in bone_groups.chain(self.sets.iter().map(|g| (g, true))) {
-            let runs = self
-                .runs
+        // A set's vertices: in its runs and in stretches (counted by table slot).
+        let set_slot = self.stretch_bones.len();
+        let mut in_stretches = vec![0u32; self.sets.len()];
+        for s in &self.stretches {
+            let at = s.at as usize;
+            for x in self.points.get(at..at + s.len as usize).unwrap_or_default() {
+                if let Some(n) = (x.bone as usize)
+                    .checked_sub(set_slot)
+                    .and_then(|k| in_stretches.get_mut(k))
+                {
+                    *n += 1;
+                }
+            }
+        }
+        let run_vertices = |g: &Group| -> &[Run] {
+            self.runs
                 .get(g.runs.0 as usize..g.runs.1 as usize)
-                .unwrap_or_default();
-            let loose = self
-                .loose
-                .get(g.loose.0 as usize..g.loose.1 as usize)
-                .unwrap_or_default();
-            let n = runs.iter().map(|r| r.len as usize).sum::<usize>() + loose.len();
-            let blend = if is_set {
-                (BLEND + PER_MEMBER * g.members_end.saturating_sub(g.key) as f32) / n.max(1) as f32
-            } else {
-                0.0
-            };
-            for r in runs {
+                .unwrap_or_default()
+        };
+        let mut blend_share = vec![0.0f32; self.sets.len()];
+        for ((g, share), &loose) in self.sets.iter().zip(&mut blend_share).zip(&in_stretches) {
+            let n = run_vertices(g).iter().map(|r| r.len).sum::<u32>() + loose;
+            *share =
+                (BLEND + PER_MEMBER * g.members_end.saturating_sub(g.key) as f32) / n.max(1) as f32;
+        }
+        let groups = self.bone_groups.iter().map(|g| (g, 0.0));
+        for (g, blend) in groups.chain(self.sets.iter().zip(blend_share.iter().copied())) {
+            for r in run_vertices(g) {
                 for v in r.first..r.first + r.len {
                     add(v, RUN + blend);
                 }
             }
-            for &v in loose {
+        }
+        for s in &self.stretches {
+            let at = s.at as usize;
+            let operands = self.points.get(at..at + s.len as usize).unwrap_or_default();
+            for (v, x) in (s.first..).zip(operands) {
+                let blend = (x.bone as usize)
+                    .checked_sub(set_slot)
+                    .and_then(|k| blend_share.get(k))
+                    .copied()
+                    .unwrap_or(0.0);
                 add(v, LOOSE + blend);
             }
         }
@@ -212,13 +253,20 @@ impl SkinPlan {
         bounds
     }
 
+    /// How many matrices the stretches read per call: [`SkinPlan::stretch_bones`]'s, then one
+    /// per set.
+    pub fn table_len(&self) -> usize {
+        self.stretch_bones.len() + self.sets.len()
+    }
+
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         (self.bone_groups.len() + self.sets.len()) * size_of::<Group>()
             + self.members.len() * size_of::<Member>()
             + self.palette_bones.len() * 4
             + self.runs.len() * size_of::<Run>()
-            + self.loose.len() * 4
+            + self.stretches.len() * size_of::<Stretch>()
+            + self.stretch_bones.len() * 4
             + self.points.len() * size_of::<Influence>()
             + self.direct.len() * 4
     }
@@ -307,9 +355,10 @@ impl SkinPlan {
         plan
     }
 
-    /// Sorts the vertices into their groups: bone groups in bone order, then sets in order of
-    /// first appearance. A run of consecutive vertices of one group is a run of equal classes
-    /// in vertex order, so two passes over those runs do it: one counts, one places.
+    /// Sorts the vertices into their groups and stretches: bone groups (those with runs) in
+    /// bone order, then every set in order of first appearance, then the stretches in vertex
+    /// order. A run of consecutive vertices of one group is a run of equal classes in vertex
+    /// order, so two passes over those runs do it: one counts, one places.
     fn arrange(
         &mut self,
         class: &[u32],
@@ -328,45 +377,50 @@ impl SkinPlan {
                 Some(c as usize)
             }
         };
-        // Per group: its runs, its loose vertices, its operands in `points` (a set's runs' and
-        // loose vertices', a bone group's loose vertices'); counted, then where the next run,
-        // loose vertex, run operand and loose operand go.
+        // Per group: its runs and its runs' operands in `points` (only a set keeps them);
+        // counted, then where the next of each goes. The bones of loose one-influence vertices
+        // get table slots, in bone order, ahead of the sets'.
         let keys = bone_count + sets.len();
-        let mut at = vec![[0u32; 4]; keys];
+        let mut at = vec![[0u32; 2]; keys];
+        let mut loose = 0usize;
+        let mut stretch_slot = vec![u32::MAX; bone_count];
         for (c, _, len) in runs(class) {
             let Some(k) = key_of(c) else {
                 continue;
             };
-            let Some(n) = at.get_mut(k) else {
-                continue;
-            };
             if len < RUN_MIN {
-                n[1] += len as u32;
-                n[2] += len as u32;
-            } else {
+                loose += len;
+                if let Some(s) = stretch_slot.get_mut(k) {
+                    *s = 0;
+                }
+            } else if let Some(n) = at.get_mut(k) {
                 n[0] += 1;
                 if k >= bone_count {
-                    n[2] += len as u32;
+                    n[1] += len as u32;
                 }
             }
         }
-        let mut groups = Vec::new();
-        let mut next = [0u32; 3];
-        for (k, n) in at.iter_mut().enumerate() {
-            let [runs, loose, points, _] = *n;
-            // A group's loose operands follow its runs' (which only a set keeps).
-            *n = [next[0], next[1], next[2], next[2] + points - loose];
-            if runs + loose > 0 {
-                groups.push((k, *n));
+        for (b, s) in stretch_slot.iter_mut().enumerate() {
+            if *s == 0 {
+                *s = self.stretch_bones.len() as u32;
+                self.stretch_bones.push(b as u32);
             }
-            for (x, c) in next.iter_mut().zip([runs, loose, points]) {
+        }
+        let set_slot = self.stretch_bones.len() as u32;
+        let mut next = [0u32; 2];
+        for n in at.iter_mut() {
+            let counts = *n;
+            *n = next;
+            for (x, c) in next.iter_mut().zip(counts) {
                 *x += c;
             }
         }
-        let [run_count, loose_count, point_count] = next.map(|n| n as usize);
+        let [run_count, run_points] = next.map(|n| n as usize);
         self.runs = vec![Run::default(); run_count];
-        self.loose = vec![0; loose_count];
-        self.points = vec![Influence::default(); point_count];
+        self.points = vec![Influence::default(); run_points + loose];
+        // Each group's first and last vertex.
+        let mut span = vec![(u32::MAX, 0u32); keys];
+        let mut stretch_at = run_points;
 
         // The accepted candidates' points are in vertex order.
         let mut point = 0usize;
@@ -377,21 +431,28 @@ impl SkinPlan {
                 }
                 continue;
             };
-            let Some(next) = at.get_mut(k) else {
-                continue;
-            };
             let (first, end) = (start as u32, (start + len) as u32);
+            if let Some(s) = span.get_mut(k) {
+                *s = (s.0.min(first), s.1.max(end - 1));
+            }
             // A set's vertices bring their bind points; a bone group's have one influence each,
             // consecutive in the mesh.
             let from = starts.get(start).copied().unwrap_or(0) as usize;
             let operands = if k < bone_count {
+                self.one_bone += len as u32;
                 influences.get(from..from + len)
             } else {
                 point += len;
                 candidates.get(point - len..point)
             };
+            let Some(operands) = operands else {
+                continue;
+            };
             if len >= RUN_MIN {
-                let at = if k < bone_count { from as u32 } else { next[2] };
+                let Some(next) = at.get_mut(k) else {
+                    continue;
+                };
+                let at = if k < bone_count { from as u32 } else { next[1] };
                 if let Some(run) = self.runs.get_mut(next[0] as usize) {
                     *run = Run {
                         first,
@@ -400,86 +461,86 @@ impl SkinPlan {
                     };
                 }
                 next[0] += 1;
-                if k < bone_count {
-                    continue;
-                }
-            } else {
-                let to = next[1] as usize;
-                if let Some(slots) = self.loose.get_mut(to..to + len) {
-                    for (slot, v) in slots.iter_mut().zip(first..end) {
-                        *slot = v;
+                if k >= bone_count {
+                    let to = next[1] as usize;
+                    if let Some(slots) = self.points.get_mut(to..to + len) {
+                        slots.copy_from_slice(operands);
                     }
+                    next[1] += len as u32;
                 }
-                next[1] += len as u32;
+                continue;
             }
-            let cursor = if len >= RUN_MIN { 2 } else { 3 };
-            let to = next.get(cursor).copied().unwrap_or(0) as usize;
-            if let (Some(slots), Some(operands)) = (self.points.get_mut(to..to + len), operands) {
-                slots.copy_from_slice(operands);
+            // Loose: its operands join the stretch that ends here, or start one, each naming
+            // its matrix's slot in the table.
+            let slot = if k < bone_count {
+                stretch_slot.get(k).copied().unwrap_or(0)
+            } else {
+                set_slot + (k - bone_count) as u32
+            };
+            let to = stretch_at;
+            stretch_at += len;
+            let Some(slots) = self.points.get_mut(to..to + len) else {
+                continue;
+            };
+            for (slot_record, x) in slots.iter_mut().zip(operands) {
+                *slot_record = Influence { bone: slot, ..*x };
             }
-            if let Some(n) = next.get_mut(cursor) {
-                *n += len as u32;
+            let one = operands
+                .iter()
+                .all(|i| i.weight.to_bits() == 1.0f32.to_bits());
+            match self.stretches.last_mut() {
+                Some(s) if s.first + s.len == first => {
+                    s.len += len as u32;
+                    s.weight_one &= one;
+                }
+                _ => self.stretches.push(Stretch {
+                    first,
+                    len: len as u32,
+                    at: to as u32,
+                    weight_one: one,
+                }),
             }
         }
 
-        for (k, first) in groups {
-            let [runs_to, loose_to, _, _] = at.get(k).copied().unwrap_or_default();
+        for (k, &(lo, hi)) in span.iter().enumerate() {
+            // After placing, a group's cursor is where the next group's runs start.
+            let [runs_from, _] = k
+                .checked_sub(1)
+                .and_then(|p| at.get(p))
+                .copied()
+                .unwrap_or_default();
+            let [runs_to, _] = at.get(k).copied().unwrap_or_default();
             let runs = self
                 .runs
-                .get(first[0] as usize..runs_to as usize)
+                .get(runs_from as usize..runs_to as usize)
                 .unwrap_or_default();
-            let loose = self
-                .loose
-                .get(first[1] as usize..loose_to as usize)
-                .unwrap_or_default();
-            let lo = runs
-                .first()
-                .map(|r| r.first)
-                .into_iter()
-                .chain(loose.first().copied())
-                .min();
-            let hi = runs
-                .last()
-                .map(|r| r.first + r.len - 1)
-                .into_iter()
-                .chain(loose.last().copied())
-                .max();
-            let mut group = if k < bone_count {
-                // A set's operands are bind points, of weight 1.
-                let one = |i: &Influence| i.weight.to_bits() == 1.0f32.to_bits();
+            if k < bone_count {
+                if runs.is_empty() {
+                    continue;
+                }
                 let run_ones = runs.iter().all(|r| {
                     let at = r.at as usize;
                     let run = influences.get(at..at + r.len as usize).unwrap_or_default();
-                    run.iter().all(one)
+                    run.iter().all(|i| i.weight.to_bits() == 1.0f32.to_bits())
                 });
-                let points = first[3] as usize;
-                let loose_ones = self
-                    .points
-                    .get(points..points + loose.len())
-                    .unwrap_or_default()
-                    .iter()
-                    .all(one);
-                Group {
+                self.bone_groups.push(Group {
                     key: k as u32,
-                    weight_one: run_ones && loose_ones,
+                    lo,
+                    hi,
+                    runs: (runs_from, runs_to),
+                    weight_one: run_ones,
                     ..Group::default()
-                }
+                });
             } else {
-                Group {
+                // Every set, in order: its table slot is its rank. A set's operands are bind
+                // points, of weight 1.
+                self.sets.push(Group {
+                    lo,
+                    hi,
+                    runs: (runs_from, runs_to),
                     weight_one: true,
                     ..sets.get(k - bone_count).copied().unwrap_or_default()
-                }
-            };
-            group.lo = lo.unwrap_or(0);
-            group.hi = hi.unwrap_or(0);
-            group.runs = (first[0], runs_to);
-            group.loose = (first[1], loose_to);
-            group.points = first[3];
-            if k < bone_count {
-                self.one_bone += (runs.iter().map(|r| r.len).sum::<u32>()) + loose.len() as u32;
-                self.bone_groups.push(group);
-            } else {
-                self.sets.push(group);
+                });
             }
         }
     }

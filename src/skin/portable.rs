@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use super::plan::Member;
-use super::{Backend, Job, SkinTarget, drive, normalize};
+use super::{Backend, Job, SkinTarget, Slot, drive, normalize};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -98,6 +98,20 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     }
 
     #[inline(always)]
+    fn save(&self, m: &Mat3x4, slot: &mut Slot) {
+        for (s, x) in slot.0.iter_mut().zip(m.m) {
+            *s = x;
+        }
+    }
+
+    #[inline(always)]
+    fn load(&self, slot: &Slot) -> Mat3x4 {
+        Mat3x4 {
+            m: std::array::from_fn(|k| slot.0.get(k).copied().unwrap_or(0.0)),
+        }
+    }
+
+    #[inline(always)]
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         m: Mat3x4,
@@ -165,11 +179,17 @@ fn operand<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
 }
 
 /// Skins `job` into `target` through [`SkinTarget::put`].
-pub(super) fn run<T: SkinTarget + ?Sized>(job: &Job, normals: bool, unit: bool, target: &mut T) {
+pub(super) fn run<T: SkinTarget + ?Sized>(
+    job: &Job,
+    table: &mut [Slot],
+    normals: bool,
+    unit: bool,
+    target: &mut T,
+) {
     let b = Portable::<T>(PhantomData);
     match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, target),
-        (true, false) => drive::<_, true, false>(&b, job, target),
-        _ => drive::<_, false, false>(&b, job, target),
+        (true, true) => drive::<_, true, true>(&b, job, table, target),
+        (true, false) => drive::<_, true, false>(&b, job, table, target),
+        _ => drive::<_, false, false>(&b, job, table, target),
     }
 }

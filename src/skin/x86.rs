@@ -27,7 +27,7 @@ use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::plan::Member;
-use super::{Backend, Job, RawTarget, drive};
+use super::{Backend, Job, RawTarget, Slot, drive};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -496,6 +496,32 @@ impl<'t> Backend for Sse2<'t> {
     }
 
     #[inline(always)]
+    fn save(&self, m: &[__m128; 4], slot: &mut Slot) {
+        let at: *mut f32 = slot.0.as_mut_ptr();
+        // SAFETY: SSE2 is part of x86-64; the stores write the slot's first 16 floats, at
+        // 16-byte aligned addresses (a slot is 32-byte aligned).
+        unsafe {
+            for (k, &c) in m.iter().enumerate() {
+                _mm_store_ps(at.add(4 * k), c);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn load(&self, slot: &Slot) -> [__m128; 4] {
+        let at: *const f32 = slot.0.as_ptr();
+        // SAFETY: SSE2 is part of x86-64; the loads read the slot's first 16 floats, aligned.
+        unsafe {
+            [
+                _mm_load_ps(at),
+                _mm_load_ps(at.add(4)),
+                _mm_load_ps(at.add(8)),
+                _mm_load_ps(at.add(12)),
+            ]
+        }
+    }
+
+    #[inline(always)]
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
         [c0, c1, c2, c3]: [__m128; 4],
@@ -633,6 +659,79 @@ impl Avx2<'_> {
 }
 
 impl Avx2<'_> {
+    /// `[p | n]` of the operand `x = (o, f, n, _)` with the matrix `[c0 | c0], [c1 | c1],
+    /// [c2 | c2], [c3 | 0]`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`,
+    /// rows 0, 1, 1, 2 in each half.
+    #[inline(always)]
+    fn transform<const ONE: bool>(&self, [c0, c1, c2, c3]: &[__m256; 4], x: &Influence) -> __m256 {
+        let at: *const f32 = std::ptr::from_ref(x).cast();
+        // SAFETY: AVX and FMA are present (see Avx2); an Influence is repr(C, align(32)), eight
+        // 4-byte fields, and the aligned load reads it whole. Its last float (a bone, or a table
+        // slot) is cleared, so the upper half of the first term is +0 (as is c3's).
+        unsafe {
+            let x = _mm256_load_ps(at);
+            let acc = if ONE {
+                *c3
+            } else {
+                let keep7 = _mm256_castsi256_ps(_mm256_set_epi32(0, -1, -1, -1, -1, -1, -1, -1));
+                _mm256_mul_ps(*c3, _mm256_permute_ps(_mm256_and_ps(x, keep7), 0xFF))
+            };
+            let acc = _mm256_fmadd_ps(*c0, _mm256_permute_ps(x, 0x00), acc);
+            let acc = _mm256_fmadd_ps(*c1, _mm256_permute_ps(x, 0x55), acc);
+            _mm256_fmadd_ps(*c2, _mm256_permute_ps(x, 0xAA), acc)
+        }
+    }
+
+    /// Skins the four consecutive operands `x` (each with the matrix in the table slot it
+    /// names) into elements `[e, e + 4)` of a target whose streams are packed: each vertex as
+    /// [`Avx2::transform`] computes it, the four results' rows `(x, y, y, z)` then packed into
+    /// three registers per half, `(x0 y0 z0 x1) (y1 z1 x2 y2) (z2 x3 y3 z3)`, stored whole.
+    ///
+    /// # Safety
+    /// `e + 4` is at most the target's capacity; its positions (and its normals, when
+    /// `NORMALS`) are packed; every operand's slot is below `table.len()` (as every stretch
+    /// operand's is below [`super::plan::SkinPlan::table_len`]).
+    #[inline(always)]
+    unsafe fn four_packed<const NORMALS: bool, const ONE: bool>(
+        &self,
+        table: &[Slot],
+        x: &[Influence],
+        out: &mut RawTarget,
+        e: usize,
+    ) {
+        debug_assert!(e + 4 <= out.capacity);
+        let [a, b, c, d] = x else {
+            return;
+        };
+        debug_assert!(x.iter().all(|x| (x.bone as usize) < table.len()));
+        // SAFETY: the caller's contract: each slot is in the table.
+        let slot = |x: &Influence| unsafe { table.get_unchecked(x.bone as usize) };
+        let r = [
+            self.transform::<ONE>(&self.load(slot(a)), a),
+            self.transform::<ONE>(&self.load(slot(b)), b),
+            self.transform::<ONE>(&self.load(slot(c)), c),
+            self.transform::<ONE>(&self.load(slot(d)), d),
+        ];
+        // SAFETY: AVX is present (see Avx2); elements [e, e + 4) are the 48 bytes from element
+        // e of each packed stream (RawTarget's contract); the stores are unaligned ones.
+        unsafe {
+            let t0 = _mm256_shuffle_ps(r[0], r[1], 0x0F); // z0 z0 x1 x1
+            let t2 = _mm256_shuffle_ps(r[2], r[3], 0x0F); // z2 z2 x3 x3
+            let packed = [
+                _mm256_shuffle_ps(r[0], t0, 0x94),   // x0 y0 z0 x1
+                _mm256_shuffle_ps(r[1], r[2], 0x4D), // y1 z1 x2 y2
+                _mm256_shuffle_ps(t2, r[3], 0xD8),   // z2 x3 y3 z3
+            ];
+            let (p, n) = (out.positions.add(e * 12), out.normals.add(e * 12));
+            for (k, &v) in packed.iter().enumerate() {
+                _mm_storeu_ps(p.add(16 * k).cast(), _mm256_castps256_ps128(v));
+                if NORMALS {
+                    _mm_storeu_ps(n.add(16 * k).cast(), _mm256_extractf128_ps(v, 1));
+                }
+            }
+        }
+    }
+
     /// Four operands from `at` spread across lanes: `[ox | nx]`, `[oy | ny]`, `[oz | nz]` and
     /// the weights `[f | 0]`, lane `i` of each half from record `i` (a record's halves are
     /// `(o, f)` and `(n, _)`): a 4x4 transposition in each half, from four loads.
@@ -825,22 +924,24 @@ impl<'t> Backend for Avx2<'t> {
 
     #[inline(always)]
     fn blend(&self, members: &[Member], rel: &[[__m128; 4]]) -> [__m256; 4] {
-        // SAFETY: FMA and AVX are present (see Avx2); each load reads 32 of a slot's 64 bytes.
+        debug_assert!(members.iter().all(|m| (m.slot as usize) < rel.len()));
+        // SAFETY: FMA and AVX are present (see Avx2); each load reads 32 of a slot's 64 bytes;
+        // every member's slot is below the palette's bone count, which `rel` has room for
+        // (SkinPlan::build numbers them so, and palette() sizes `rel`).
         unsafe {
-            let mut members = members
-                .iter()
-                .filter_map(|member| Some((member.weight, rel.get(member.slot as usize)?)));
             let (mut s01, mut s23) = (_mm256_setzero_ps(), _mm256_setzero_ps());
             // The first product alone, then one fused multiply-add per member.
-            if let Some((w, m)) = members.next() {
-                let f = _mm256_set1_ps(w);
+            if let Some((first, rest)) = members.split_first() {
+                let f = _mm256_set1_ps(first.weight);
+                let m = rel.get_unchecked(first.slot as usize);
                 s01 = _mm256_mul_ps(f, halves_of(m).0);
                 s23 = _mm256_mul_ps(f, halves_of(m).1);
-            }
-            for (w, m) in members {
-                let f = _mm256_set1_ps(w);
-                s01 = _mm256_fmadd_ps(f, halves_of(m).0, s01);
-                s23 = _mm256_fmadd_ps(f, halves_of(m).1, s23);
+                for member in rest {
+                    let f = _mm256_set1_ps(member.weight);
+                    let m = rel.get_unchecked(member.slot as usize);
+                    s01 = _mm256_fmadd_ps(f, halves_of(m).0, s01);
+                    s23 = _mm256_fmadd_ps(f, halves_of(m).1, s23);
+                }
             }
             [
                 _mm256_permute2f128_ps(s01, s01, 0x00),
@@ -868,29 +969,73 @@ impl<'t> Backend for Avx2<'t> {
     }
 
     #[inline(always)]
+    fn save(&self, m: &[__m256; 4], slot: &mut Slot) {
+        let at: *mut f32 = slot.0.as_mut_ptr();
+        // SAFETY: AVX is present (see Avx2); the four stores write the slot's 32 floats, at
+        // 32-byte aligned addresses.
+        unsafe {
+            for (k, &c) in m.iter().enumerate() {
+                _mm256_store_ps(at.add(8 * k), c);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn load(&self, slot: &Slot) -> [__m256; 4] {
+        let at: *const f32 = slot.0.as_ptr();
+        // SAFETY: AVX is present (see Avx2); the loads read the slot's 32 floats, aligned.
+        unsafe {
+            [
+                _mm256_load_ps(at),
+                _mm256_load_ps(at.add(8)),
+                _mm256_load_ps(at.add(16)),
+                _mm256_load_ps(at.add(24)),
+            ]
+        }
+    }
+
+    #[inline(always)]
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
-        [c0, c1, c2, c3]: [__m256; 4],
+        m: [__m256; 4],
         x: &Influence,
         out: &mut RawTarget,
         e: usize,
     ) {
-        let at: *const f32 = std::ptr::from_ref(x).cast();
-        // SAFETY: AVX and FMA are present (see Avx2); an Influence is repr(C, align(32)), eight
-        // 4-byte fields, and the aligned load reads it whole. Its last float, the bone's bits,
-        // is cleared, so the upper half of the first term is +0 (as is c3's).
-        unsafe {
-            let x = _mm256_load_ps(at);
-            let acc = if ONE {
-                c3
-            } else {
-                let keep7 = _mm256_castsi256_ps(_mm256_set_epi32(0, -1, -1, -1, -1, -1, -1, -1));
-                _mm256_mul_ps(c3, _mm256_permute_ps(_mm256_and_ps(x, keep7), 0xFF))
-            };
-            let acc = _mm256_fmadd_ps(c0, _mm256_permute_ps(x, 0x00), acc);
-            let acc = _mm256_fmadd_ps(c1, _mm256_permute_ps(x, 0x55), acc);
-            let acc = _mm256_fmadd_ps(c2, _mm256_permute_ps(x, 0xAA), acc);
-            self.emit::<NORMALS, UNIT>(out, e, acc);
+        let acc = self.transform::<ONE>(&m, x);
+        self.emit::<NORMALS, UNIT>(out, e, acc);
+    }
+
+    #[inline(always)]
+    fn stretch<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+        &self,
+        table: &[Slot],
+        x: &[Influence],
+        out: &mut RawTarget<'t>,
+        e: usize,
+    ) {
+        let shape = Shape::of(out, NORMALS);
+        let packed = shape.packed_positions && (!NORMALS || shape.packed_normals);
+        let len = x.len();
+        if UNIT || !packed || len < 4 {
+            for (i, x) in x.iter().enumerate() {
+                if let Some(slot) = table.get(x.bone as usize) {
+                    self.point::<NORMALS, UNIT, ONE>(self.load(slot), x, out, e + i);
+                }
+            }
+            return;
+        }
+        // Four at a time, then the last four again where the count is not a multiple of four.
+        let blocks = x.chunks_exact(4);
+        let last = (!len.is_multiple_of(4)).then_some(len - 4);
+        for (k, block) in blocks.enumerate() {
+            // SAFETY: drive() hands over elements below count, which skin_mesh checked against
+            // the capacity; the target's streams are packed; `table` has the plan's slots.
+            unsafe { self.four_packed::<NORMALS, ONE>(table, block, out, e + 4 * k) };
+        }
+        if let Some((last, block)) = last.and_then(|at| Some((at, x.get(at..at + 4)?))) {
+            // SAFETY: as above.
+            unsafe { self.four_packed::<NORMALS, ONE>(table, block, out, e + last) };
         }
     }
 
@@ -957,31 +1102,39 @@ impl<'t> Backend for Avx2<'t> {
     }
 }
 
-fn sse2(job: &Job, normals: bool, unit: bool, out: &mut RawTarget) {
+fn sse2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
     let b = Sse2(PhantomData);
     match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, out),
-        (true, false) => drive::<_, true, false>(&b, job, out),
-        _ => drive::<_, false, false>(&b, job, out),
+        (true, true) => drive::<_, true, true>(&b, job, table, out),
+        (true, false) => drive::<_, true, false>(&b, job, table, out),
+        _ => drive::<_, false, false>(&b, job, table, out),
     }
 }
 
 #[target_feature(enable = "avx2,fma")]
-fn avx2(job: &Job, normals: bool, unit: bool, out: &mut RawTarget) {
+fn avx2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
     let b = Avx2(PhantomData);
     match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, out),
-        (true, false) => drive::<_, true, false>(&b, job, out),
-        _ => drive::<_, false, false>(&b, job, out),
+        (true, true) => drive::<_, true, true>(&b, job, table, out),
+        (true, false) => drive::<_, true, false>(&b, job, table, out),
+        _ => drive::<_, false, false>(&b, job, table, out),
     }
 }
 
-/// Skins `job` with AVX2 (`avx2`, which the caller checked this CPU has) or SSE2.
-pub(super) fn run(use_avx2: bool, job: &Job, normals: bool, unit: bool, out: &mut RawTarget) {
+/// Skins `job` with AVX2 (`avx2`, which the caller checked this CPU has) or SSE2; `table` has
+/// the plan's [`super::plan::SkinPlan::table_len`] slots.
+pub(super) fn run(
+    use_avx2: bool,
+    job: &Job,
+    table: &mut [Slot],
+    normals: bool,
+    unit: bool,
+    out: &mut RawTarget,
+) {
     if use_avx2 {
         // SAFETY: the caller checked Kernel::Avx2.is_available(): AVX2 and FMA are present.
-        unsafe { avx2(job, normals, unit, out) }
+        unsafe { avx2(job, table, normals, unit, out) }
     } else {
-        sse2(job, normals, unit, out);
+        sse2(job, table, normals, unit, out);
     }
 }
