@@ -174,7 +174,7 @@ impl SkinPlan {
     pub fn split(&self, starts: &[u32], parts: usize, grain: usize) -> Vec<usize> {
         // Rough costs relative to each other, from the benchmarks' figures per vertex.
         const RUN: f32 = 1.0;
-        const LOOSE: f32 = 2.5;
+        const LOOSE: f32 = 1.5;
         const DIRECT: f32 = 2.0;
         const PER_INFLUENCE: f32 = 1.5;
         const BLEND: f32 = 2.0;

@@ -107,7 +107,7 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     #[inline(always)]
     fn load(&self, slot: &Slot) -> Mat3x4 {
         Mat3x4 {
-            m: std::array::from_fn(|k| slot.0.get(k).copied().unwrap_or(0.0)),
+            m: slot.0.first_chunk().copied().unwrap_or([0.0; 12]),
         }
     }
 
