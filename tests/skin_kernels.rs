@@ -992,3 +992,55 @@ fn kernels_skin_runs_read_from_influences_as_the_formula_rounds() {
         }
     }
 }
+
+/// Skins the mixed rig (all of it in stretches) with the best kernel into packed buffers.
+fn skin_mixed_bits() -> Vec<u32> {
+    let model = mixed_rig();
+    let bones = two_frame_pose(&model);
+    let n = model.meshes()[0].vertex_count();
+    let (mut p, mut q) = (vec![0.0f32; n * 3], vec![0.0f32; n * 3]);
+    let mut t = Strided::new(&mut p, 3)
+        .unwrap()
+        .with_normals(&mut q, 3)
+        .unwrap();
+    model.skin_mesh(0, &bones, 0, n, 0, &mut t).unwrap();
+    p.iter().chain(&q).map(|x| x.to_bits()).collect()
+}
+
+/// Skinning keeps a per-thread table of matrices; a thread-local's destructor that skins after
+/// (or before) that table is gone still gets the bits of an ordinary call.
+#[test]
+fn skinning_works_while_a_thread_s_locals_are_destroyed() {
+    use std::sync::Mutex;
+    static FROM_DESTRUCTOR: Mutex<Vec<Vec<u32>>> = Mutex::new(Vec::new());
+    struct SkinsOnDrop;
+    impl Drop for SkinsOnDrop {
+        fn drop(&mut self) {
+            FROM_DESTRUCTOR.lock().unwrap().push(skin_mixed_bits());
+        }
+    }
+    thread_local! {
+        static GUARD: SkinsOnDrop = const { SkinsOnDrop };
+    }
+    let expected = skin_mixed_bits();
+    // Destructors run in either order relative to the table's: once with the guard made
+    // before the first skinning on its thread, once after.
+    for guard_first in [true, false] {
+        std::thread::spawn(move || {
+            if guard_first {
+                GUARD.with(|_| {});
+                skin_mixed_bits();
+            } else {
+                skin_mixed_bits();
+                GUARD.with(|_| {});
+            }
+        })
+        .join()
+        .unwrap();
+    }
+    let got = FROM_DESTRUCTOR.lock().unwrap();
+    assert_eq!(got.len(), 2);
+    for bits in got.iter() {
+        assert!(*bits == expected, "a destructor's skinning differs");
+    }
+}

@@ -612,7 +612,8 @@ fn run<T: SkinTarget + ?Sized>(
     unit: bool,
     target: &mut T,
 ) {
-    let mut table = TABLE.take();
+    // A thread whose locals are being destroyed gets a table of its own for the call.
+    let mut table = TABLE.try_with(std::cell::Cell::take).unwrap_or_default();
     let len = job.plan.table_len();
     if table.len() < len {
         table.resize(len, Slot::default());
@@ -635,7 +636,8 @@ fn run<T: SkinTarget + ?Sized>(
         let _ = kernel;
         portable::run(job, slots, normals, unit, target);
     }
-    TABLE.set(table);
+    // Dropped instead where the thread's locals are gone.
+    let _ = TABLE.try_with(|t| t.set(table));
 }
 
 /// Cuts between two threads' ranges fall on multiples of this many vertices: with 4-byte
