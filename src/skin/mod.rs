@@ -411,11 +411,7 @@ pub(crate) trait Backend {
         out: &mut Self::Out,
         e: usize,
     ) {
-        for (i, x) in x.iter().enumerate() {
-            if let Some(slot) = table.get(x.bone as usize) {
-                self.point::<NORMALS, UNIT, ONE>(self.load(slot), x, out, e + i);
-            }
-        }
+        stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
     }
     /// Element `e` from its influences one by one: with `x = (o, f, n, 0)` and the rows `r` of
     /// each bone's matrix, eight lanes `acc[r][j] += r[j % 4] x[j]` summed as
@@ -427,6 +423,28 @@ pub(crate) trait Backend {
         out: &mut Self::Out,
         e: usize,
     );
+}
+
+/// [`Backend::stretch`] vertex by vertex, each through [`Backend::point`] with its slot's matrix:
+/// the default, and what a kernel does where it cannot store several elements at once.
+#[inline(always)]
+pub(crate) fn stretch_by_vertex<
+    B: Backend + ?Sized,
+    const NORMALS: bool,
+    const UNIT: bool,
+    const ONE: bool,
+>(
+    b: &B,
+    table: &[Slot],
+    x: &[Influence],
+    out: &mut B::Out,
+    e: usize,
+) {
+    for (i, x) in x.iter().enumerate() {
+        if let Some(slot) = table.get(x.bone as usize) {
+            b.point::<NORMALS, UNIT, ONE>(b.load(slot), x, out, e + i);
+        }
+    }
 }
 
 /// Skins the vertices of group `g` in `[first, end)` with `m`, its runs' operands in `records`.

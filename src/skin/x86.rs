@@ -27,7 +27,7 @@ use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::plan::Member;
-use super::{Backend, Job, RawTarget, Slot, drive};
+use super::{Backend, Job, RawTarget, Slot, drive, stretch_by_vertex};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -1018,11 +1018,7 @@ impl<'t> Backend for Avx2<'t> {
         let packed = shape.packed_positions && (!NORMALS || shape.packed_normals);
         let len = x.len();
         if UNIT || !packed || len < 4 {
-            for (i, x) in x.iter().enumerate() {
-                if let Some(slot) = table.get(x.bone as usize) {
-                    self.point::<NORMALS, UNIT, ONE>(self.load(slot), x, out, e + i);
-                }
-            }
+            stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
             return;
         }
         // Four at a time, then the last four again where the count is not a multiple of four.
