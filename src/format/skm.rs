@@ -28,7 +28,7 @@ use crate::format::binary::{
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
 use crate::model::{Animation, BoneSlots, Frame, Mesh, MeshParts, Model, ModelParts, Name};
-use crate::poses::RigidPose;
+use crate::poses::{Poses, RigidPose};
 
 type Le = LittleEndian;
 
@@ -804,8 +804,9 @@ fn next_float(v: f32, step: i8) -> f32 {
 }
 
 /// Writes a model's skeleton and frames as SKP, in the order the Warsow tools do: header,
-/// bones, frame headers, then each frame's poses. Each parent-relative pose is split into a
-/// quaternion and an origin; a pose with scale has no such form and is refused.
+/// bones, frame headers, then each frame's poses. Poses kept as rotations and origins (a loaded
+/// SKP's) are written as they are; a matrix pose is split into a quaternion and an origin, and
+/// one with scale has no such form and is refused.
 pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
     if model.unbound().is_some() {
         return Err(Error::invalid_argument(
@@ -854,6 +855,18 @@ pub fn write_skp(model: &Model) -> Result<Vec<u8>> {
             &mut out,
             ofs_poses.saturating_add(frame_bytes.saturating_mul(f as u64)) as u32,
         );
+    }
+    // Poses kept as an SKP has them are written as they are: the quaternion the file gave (made
+    // unit length at load), which a matrix would give back only to rounding and up to its sign.
+    if let Poses::Rigid(rigid) = model.skeleton().poses() {
+        for p in rigid {
+            p.rotation
+                .iter()
+                .chain(&p.translation)
+                .for_each(|&v| put_f32::<Le>(&mut out, v));
+        }
+        debug_assert_eq!(out.len(), filesize as usize);
+        return Ok(out);
     }
     for (f, frame) in frames.iter().enumerate() {
         let poses = model.skeleton().frame_poses(f).unwrap_or_default();
