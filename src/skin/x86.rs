@@ -732,6 +732,59 @@ impl Avx2<'_> {
         }
     }
 
+    /// [`Avx2::four_packed`] for a target whose 24-byte elements hold a position and its normal
+    /// side by side (the position first when `position_first`): each result's six floats put
+    /// together in one register and stored as 32 bytes, the last two of which the next
+    /// element's store overwrites; the fourth element is stored as 16 and 8 bytes, so that
+    /// nothing past the four elements is written.
+    ///
+    /// # Safety
+    /// The 96 bytes from `base + 24 e` are the four elements; every operand's slot is below
+    /// `table.len()`.
+    #[inline(always)]
+    unsafe fn four_pair<const ONE: bool>(
+        &self,
+        table: &[Slot],
+        x: &[Influence],
+        base: *mut u8,
+        position_first: bool,
+        e: usize,
+    ) {
+        let [a, b, c, d] = x else {
+            return;
+        };
+        debug_assert!(x.iter().all(|x| (x.bone as usize) < table.len()));
+        // SAFETY: the caller's contract: each slot is in the table.
+        let slot = |x: &Influence| unsafe { table.get_unchecked(x.bone as usize) };
+        // Not through a closure, which would be compiled without the kernel's CPU features.
+        let [r0, r1, r2, r3] = [
+            self.transform::<ONE>(&self.load(slot(a)), a),
+            self.transform::<ONE>(&self.load(slot(b)), b),
+            self.transform::<ONE>(&self.load(slot(c)), c),
+            self.transform::<ONE>(&self.load(slot(d)), d),
+        ];
+        // SAFETY: AVX2 is present (see Avx2); the stores stay inside the 96 bytes of the four
+        // elements (the caller's contract), in element order, unaligned.
+        unsafe {
+            // From rows (x, y, y, z | nx, ny, ny, nz): (x y z nx ny nz) or (nx ny nz x y z).
+            let six = if position_first {
+                _mm256_setr_epi32(0, 1, 3, 4, 5, 7, 7, 7)
+            } else {
+                _mm256_setr_epi32(4, 5, 7, 0, 1, 3, 3, 3)
+            };
+            let at = base.add(e * 24);
+            for (k, v) in [r0, r1, r2].into_iter().enumerate() {
+                _mm256_storeu_ps(at.add(24 * k).cast(), _mm256_permutevar8x32_ps(v, six));
+            }
+            let last = _mm256_permutevar8x32_ps(r3, six);
+            _mm_storeu_ps(at.add(72).cast(), _mm256_castps256_ps128(last));
+            _mm_storel_epi64(
+                at.add(88).cast(),
+                _mm_castps_si128(_mm256_extractf128_ps(last, 1)),
+            );
+        }
+    }
+
     /// Four operands from `at` spread across lanes: `[ox | nx]`, `[oy | ny]`, `[oz | nz]` and
     /// the weights `[f | 0]`, lane `i` of each half from record `i` (a record's halves are
     /// `(o, f)` and `(n, _)`): a 4x4 transposition in each half, from four loads.
@@ -1017,6 +1070,21 @@ impl<'t> Backend for Avx2<'t> {
         let shape = Shape::of(out, NORMALS);
         let packed = shape.packed_positions && (!NORMALS || shape.packed_normals);
         let len = x.len();
+        if NORMALS
+            && !UNIT
+            && len >= 4
+            && let Some((base, position_first)) = shape.pair
+        {
+            let last = (!len.is_multiple_of(4)).then_some(len - 4);
+            let blocks = x.chunks_exact(4).enumerate().map(|(k, b)| (4 * k, b));
+            for (at, block) in blocks.chain(last.and_then(|at| Some((at, x.get(at..at + 4)?)))) {
+                // SAFETY: drive() hands over elements below count, which skin_mesh checked
+                // against the capacity; side by side, an element's 24 bytes start at `base`
+                // plus 24 per element; `table` has the plan's slots.
+                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + at) };
+            }
+            return;
+        }
         if UNIT || !packed || len < 4 {
             stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
             return;
