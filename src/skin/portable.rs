@@ -19,17 +19,32 @@ fn row(m: &Mat3x4, r: usize) -> [f32; 4] {
     [m.m[b], m.m[b + 1], m.m[b + 2], m.m[b + 3]]
 }
 
-/// `m (x, y, z, w)` and `m (nx, ny, nz, 0)` in the order of [`Backend::influence`].
-#[inline(always)]
-fn transform(m: &Mat3x4, x: [f32; 4], n: [f32; 3]) -> ([f32; 3], [f32; 3]) {
-    let mut p = [0.0f32; 3];
-    let mut q = [0.0f32; 3];
-    for r in 0..3 {
-        let [c0, c1, c2, c3] = row(m, r);
-        p[r] = ((c3 * x[3] + c0 * x[0]) + c1 * x[1]) + c2 * x[2];
-        q[r] = (c0 * n[0] + c1 * n[1]) + c2 * n[2];
+/// A matrix as its four columns, rows 0 to 2 and a zero: the form the kernel transforms with,
+/// so that each step of [`transform`] is one operation on four lanes where the compiler has
+/// vectors (it took the rows element by element).
+#[derive(Clone, Copy)]
+pub(super) struct Columns([[f32; 4]; 4]);
+
+impl Columns {
+    #[inline(always)]
+    fn of(m: &Mat3x4) -> Columns {
+        let [r0, r1, r2] = [row(m, 0), row(m, 1), row(m, 2)];
+        Columns(std::array::from_fn(|j| [r0[j], r1[j], r2[j], 0.0]))
     }
-    (p, q)
+}
+
+/// `m (x, y, z, w)` and `m (nx, ny, nz, 0)` in the order of [`Backend::point`]: per row,
+/// `((c3 w + c0 x) + c1 y) + c2 z` and `(c0 nx + c1 ny) + c2 nz`.
+#[inline(always)]
+fn transform(m: &Columns, x: [f32; 4], n: [f32; 3]) -> ([f32; 3], [f32; 3]) {
+    let [c0, c1, c2, c3] = m.0;
+    let mut p = [0.0f32; 4];
+    let mut q = [0.0f32; 4];
+    for r in 0..4 {
+        p[r] = ((c3[r] * x[3] + c0[r] * x[0]) + c1[r] * x[1]) + c2[r] * x[2];
+        q[r] = (c0[r] * n[0] + c1[r] * n[1]) + c2[r] * n[2];
+    }
+    ([p[0], p[1], p[2]], [q[0], q[1], q[2]])
 }
 
 #[inline(always)]
@@ -45,16 +60,16 @@ fn put<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
 
 impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     type Out = T;
-    type Mat = Mat3x4;
-    type Rel = Mat3x4;
+    type Mat = Columns;
+    type Rel = Columns;
 
     #[inline(always)]
-    fn zero_rel(&self) -> Mat3x4 {
-        Mat3x4 { m: [0.0; 12] }
+    fn zero_rel(&self) -> Columns {
+        Columns([[0.0; 4]; 4])
     }
 
     #[inline(always)]
-    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Mat3x4 {
+    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> Columns {
         let [i0, i1, i2] = [row(i, 0), row(i, 1), row(i, 2)];
         let e = [0.0, 0.0, 0.0, 1.0];
         let mut out = Mat3x4 { m: [0.0; 12] };
@@ -64,57 +79,64 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
                 *o = ((a0 * i0[j] + a1 * i1[j]) + a2 * i2[j]) + a3 * e[j];
             }
         }
-        out
+        Columns::of(&out)
     }
 
     #[inline(always)]
-    fn bone(&self, m: &Mat3x4) -> Mat3x4 {
+    fn bone(&self, m: &Mat3x4) -> Columns {
+        Columns::of(m)
+    }
+
+    type Wide = Columns;
+
+    #[inline(always)]
+    fn widen(&self, m: &Columns) -> Columns {
         *m
     }
 
-    type Wide = Mat3x4;
-
     #[inline(always)]
-    fn widen(&self, m: &Mat3x4) -> Mat3x4 {
-        *m
-    }
-
-    #[inline(always)]
-    fn blend(&self, members: &[Member], rel: &[Mat3x4]) -> Mat3x4 {
-        let mut s = Mat3x4 { m: [0.0; 12] };
-        for (k, member) in members.iter().enumerate() {
+    fn blend(&self, members: &[Member], rel: &[Columns]) -> Columns {
+        let mut s = [[0.0f32; 4]; 4];
+        let Some((first, rest)) = members.split_first() else {
+            return Columns(s);
+        };
+        // The first product alone, then the others added in member order.
+        if let Some(r) = rel.get(first.slot as usize) {
+            for (s, r) in s.as_flattened_mut().iter_mut().zip(r.0.as_flattened()) {
+                *s = first.weight * r;
+            }
+        }
+        for member in rest {
             let Some(r) = rel.get(member.slot as usize) else {
                 continue;
             };
-            for (s, r) in s.m.iter_mut().zip(&r.m) {
-                *s = if k == 0 {
-                    member.weight * r
-                } else {
-                    *s + member.weight * r
-                };
+            for (s, r) in s.as_flattened_mut().iter_mut().zip(r.0.as_flattened()) {
+                *s += member.weight * r;
             }
         }
-        s
+        Columns(s)
     }
 
     #[inline(always)]
-    fn save(&self, m: &Mat3x4, slot: &mut Slot) {
-        for (s, x) in slot.0.iter_mut().zip(m.m) {
-            *s = x;
+    fn save(&self, m: &Columns, slot: &mut Slot) {
+        for (s, x) in slot.0.iter_mut().zip(m.0.as_flattened()) {
+            *s = *x;
         }
     }
 
     #[inline(always)]
-    fn load(&self, slot: &Slot) -> Mat3x4 {
-        Mat3x4 {
-            m: slot.0.first_chunk().copied().unwrap_or([0.0; 12]),
+    fn load(&self, slot: &Slot) -> Columns {
+        let mut c = [[0.0f32; 4]; 4];
+        for (c, s) in c.as_flattened_mut().iter_mut().zip(&slot.0) {
+            *c = *s;
         }
+        Columns(c)
     }
 
     #[inline(always)]
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
-        m: Mat3x4,
+        m: Columns,
         x: &Influence,
         out: &mut T,
         e: usize,
@@ -125,7 +147,7 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
     #[inline(always)]
     fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
-        m: &Mat3x4,
+        m: &Columns,
         x: &[Influence],
         out: &mut T,
         e: usize,
@@ -168,7 +190,7 @@ impl<T: SkinTarget + ?Sized> Backend for Portable<T> {
 /// Element `e` from the operand `x = (o, f, n, _)`.
 #[inline(always)]
 fn operand<T: SkinTarget + ?Sized, const NORMALS: bool, const UNIT: bool>(
-    m: &Mat3x4,
+    m: &Columns,
     x: &Influence,
     out: &mut T,
     e: usize,
