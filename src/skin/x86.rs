@@ -756,7 +756,8 @@ impl Avx2<'_> {
         debug_assert!(x.iter().all(|x| (x.bone as usize) < table.len()));
         // SAFETY: the caller's contract: each slot is in the table.
         let slot = |x: &Influence| unsafe { table.get_unchecked(x.bone as usize) };
-        // Not through a closure, which would be compiled without the kernel's CPU features.
+        // Four calls rather than a map over a closure, which would be compiled without the
+        // kernel's CPU features.
         let [r0, r1, r2, r3] = [
             self.transform::<ONE>(&self.load(slot(a)), a),
             self.transform::<ONE>(&self.load(slot(b)), b),
@@ -1075,13 +1076,17 @@ impl<'t> Backend for Avx2<'t> {
             && len >= 4
             && let Some((base, position_first)) = shape.pair
         {
+            // As the packed streams below: four at a time, the last four again.
             let last = (!len.is_multiple_of(4)).then_some(len - 4);
-            let blocks = x.chunks_exact(4).enumerate().map(|(k, b)| (4 * k, b));
-            for (at, block) in blocks.chain(last.and_then(|at| Some((at, x.get(at..at + 4)?)))) {
+            for (k, block) in x.chunks_exact(4).enumerate() {
                 // SAFETY: drive() hands over elements below count, which skin_mesh checked
                 // against the capacity; side by side, an element's 24 bytes start at `base`
                 // plus 24 per element; `table` has the plan's slots.
-                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + at) };
+                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + 4 * k) };
+            }
+            if let Some((last, block)) = last.and_then(|at| Some((at, x.get(at..at + 4)?))) {
+                // SAFETY: as above.
+                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + last) };
             }
             return;
         }
