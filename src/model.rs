@@ -41,6 +41,16 @@ enum NameBytes {
 impl Name {
     /// Takes the bytes up to the first NUL.
     pub fn new(bytes: &[u8]) -> Name {
+        // A name that ends inside the first bytes of a fixed field (most do): those bytes as
+        // they are, copied whole, the terminator among them; what follows it is never read.
+        if let Some(head) = bytes.first_chunk::<INLINE_NAME>()
+            && let Some(end) = head.iter().position(|&b| b == 0)
+        {
+            return Name(NameBytes::Inline {
+                len: end as u8 + 1,
+                bytes: *head,
+            });
+        }
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         let name = bytes.get(..end).unwrap_or_default();
         let mut inline = [0u8; INLINE_NAME];

@@ -31,7 +31,8 @@ pub(crate) enum Part {
     Indices(u32),
     GroupIds(u32),
     References(u32),
-    Poses(u32),
+    /// The pose tables of frames `first..=last`, which follow one another in the file.
+    Poses(u32, u32),
     Attributes,
     Textures,
     Materials,
@@ -54,7 +55,8 @@ impl fmt::Display for Part {
             Part::Indices(m) => write!(f, "mesh {m} indices"),
             Part::GroupIds(m) => write!(f, "mesh {m} group ids"),
             Part::References(m) => write!(f, "mesh {m} references"),
-            Part::Poses(fr) => write!(f, "frame {fr} poses"),
+            Part::Poses(a, b) if a == b => write!(f, "frame {a} poses"),
+            Part::Poses(a, b) => write!(f, "frames {a} to {b} poses"),
             Part::Attributes => write!(f, "attribute table"),
             Part::Textures => write!(f, "texture table"),
             Part::Materials => write!(f, "material table"),
@@ -86,6 +88,26 @@ impl Regions {
                 part,
             });
         }
+    }
+
+    /// Frame `f`'s pose table: one region with the previous frame's when it follows that in
+    /// the file, as tools write them, so that a long animation adds one region rather than one
+    /// per frame to sort.
+    pub fn add_poses(&mut self, f: u32, start: u64, len: u64) {
+        if let Some(Region {
+            end,
+            part: Part::Poses(_, last),
+            ..
+        }) = self.0.last_mut()
+            && *end == start
+            && last.checked_add(1) == Some(f)
+            && len > 0
+        {
+            *end = start.saturating_add(len);
+            *last = f;
+            return;
+        }
+        self.add(start, len, Part::Poses(f, f));
     }
 
     /// Where the first structure after byte `at` starts, if one does.
@@ -276,7 +298,7 @@ pub(crate) fn guess_vertices(offset: u32, num_verts: u32, end: u64) -> Option<Ve
 /// infinity.
 const MAX_FINITE_BITS: u32 = 0x7f7f_ffff;
 
-/// What [`decode_words`] writes: a word as it is, or as the float it holds.
+/// What [`decode_few`] and [`decode_append`] write: a word as it is, or as the float it holds.
 pub(crate) trait Word: Copy {
     fn from_bits(bits: u32) -> Self;
 }
@@ -328,18 +350,6 @@ pub(crate) fn header_start<'a, E: ByteOrder>(
     Ok(c)
 }
 
-/// Decodes the 32-bit words of `src` (byte order `E`) into `dst`, as many as both hold, and
-/// tells whether any of them, read as a float, is a NaN or an infinity. It is one branch-free
-/// pass over the bytes, the bulk of a load: callers look for the culprit, and check each value
-/// with its own message and offset, only when this says there is something to find.
-pub(crate) fn decode_words<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
-    with_simd(DecodeWords {
-        src,
-        dst,
-        order: PhantomData::<E>,
-    })
-}
-
 /// A loop over file data, for [`with_simd`].
 trait Kernel {
     type Output;
@@ -367,23 +377,13 @@ fn avx2<K: Kernel>(kernel: K) -> K::Output {
     kernel.run()
 }
 
-struct DecodeWords<'a, E, T> {
-    src: &'a [u8],
-    dst: &'a mut [T],
-    order: PhantomData<E>,
-}
-
-impl<E: ByteOrder, T: Word> Kernel for DecodeWords<'_, E, T> {
-    type Output = bool;
-    #[inline(always)]
-    fn run(self) -> bool {
-        decode_few::<E, T>(self.src, self.dst)
-    }
-}
-
-/// [`decode_words`] compiled into its caller, for the few words of one record or vertex.
+/// Decodes the 32-bit words of `src` (byte order `E`) into `dst`, as many as both hold, and
+/// tells whether any of them, read as a float, is a NaN or an infinity: branch-free, compiled
+/// into its caller, for the few words of one record or vertex. Callers look for the culprit,
+/// and check each value with its own message and offset, only when this says there is
+/// something to find. Whole tables go through [`decode_append`].
 #[inline(always)]
-fn decode_few<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
+pub(crate) fn decode_few<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
     let mut nonfinite = 0u32;
     for (out, word) in dst.iter_mut().zip(src.as_chunks::<4>().0) {
         let bits = E::read_u32(word);
@@ -396,13 +396,77 @@ fn decode_few<E: ByteOrder, T: Word>(src: &[u8], dst: &mut [T]) -> bool {
 /// A table of `count` records of `W` words each, decoded from `bytes` (which holds them all);
 /// the flag says whether some word is a NaN or an infinity as a float. `count` is bounded by
 /// the file, as `bytes` lies inside it.
-pub(crate) fn decode_table<E: ByteOrder, T: Word + Default, const W: usize>(
+pub(crate) fn decode_table<E: ByteOrder, T: Word, const W: usize>(
     bytes: &[u8],
     count: u32,
 ) -> (Vec<[T; W]>, bool) {
-    let mut out = vec![[T::default(); W]; count as usize];
-    let nonfinite = decode_words::<E, T>(bytes, out.as_flattened_mut());
+    let mut out = Vec::new();
+    let nonfinite = decode_append::<E, T, W>(bytes, count as usize, &mut out);
     (out, nonfinite)
+}
+
+/// Appends to `out` the records of `W` words that `bytes` holds, at most `count` of them, and
+/// tells (as [`decode_few`] does) whether some word is a NaN or an infinity as a float. The
+/// records are written once, into the room reserved for them, rather than over zeros: on a
+/// large table the zeroing pass cost as much as the decoding. `count` is bounded by the file.
+pub(crate) fn decode_append<E: ByteOrder, T: Word, const W: usize>(
+    bytes: &[u8],
+    count: usize,
+    out: &mut Vec<[T; W]>,
+) -> bool {
+    with_simd(DecodeAppend {
+        src: bytes,
+        dst: out,
+        count,
+        order: PhantomData::<E>,
+    })
+}
+
+struct DecodeAppend<'a, E, T, const W: usize> {
+    src: &'a [u8],
+    dst: &'a mut Vec<[T; W]>,
+    count: usize,
+    order: PhantomData<E>,
+}
+
+impl<E: ByteOrder, T: Word, const W: usize> Kernel for DecodeAppend<'_, E, T, W> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        let DecodeAppend {
+            src, dst, count, ..
+        } = self;
+        let size = W.saturating_mul(4).max(1);
+        let n = count.min(src.len().checked_div(size).unwrap_or(0));
+        dst.reserve(n);
+        let spare = dst.spare_capacity_mut();
+        let spare = spare.get_mut(..n).unwrap_or_default();
+        let records = src.get(..n.saturating_mul(size)).unwrap_or_default();
+        // Each lane's largest magnitude (as bits), so that the loop has no horizontal step.
+        let mut largest = [0u32; W];
+        for (slot, record) in spare.iter_mut().zip(records.chunks_exact(size)) {
+            let mut words = [T::from_bits(0); W];
+            for ((out, word), most) in words
+                .iter_mut()
+                .zip(record.as_chunks::<4>().0)
+                .zip(&mut largest)
+            {
+                let bits = E::read_u32(word);
+                *most = (*most).max(bits & !(1 << 31));
+                *out = T::from_bits(bits);
+            }
+            slot.write(words);
+        }
+        // As many as the zip above went through.
+        let written = spare
+            .len()
+            .min(records.len().checked_div(size).unwrap_or(0));
+        let len = dst.len().saturating_add(written);
+        // SAFETY: the loop above wrote the first `written` records of the vector's spare
+        // capacity, so its first `len` are initialised, and `len` is within its capacity.
+        unsafe { dst.set_len(len) };
+        largest.iter().any(|&m| m > MAX_FINITE_BITS)
+    }
 }
 
 /// Worst influence sum seen in a mesh among those the default mode tolerates.

@@ -12,7 +12,7 @@ use byteorder::BigEndian;
 use crate::cursor::{record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
-    Part, Regions, VertexBlock, Vertices, decode_words, guess_blocks, header_start,
+    Part, Regions, VertexBlock, Vertices, decode_append, decode_few, guess_blocks, header_start,
     measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone,
     read_guessing_first, read_sound_vertices, read_texcoords, read_triangles, read_vertices,
     read_words, records_len, table, vertex_bytes,
@@ -81,7 +81,8 @@ fn read_extent(
     what: impl Fn() -> String,
 ) -> Result<Extent> {
     let mut v = [0.0f32; 8];
-    if decode_words::<Be, f32>(bytes, &mut v) {
+    // Eight words: decoded in place, cheaper than a call into the bulk decoder.
+    if decode_few::<Be, f32>(bytes, &mut v) {
         for (i, x) in v.iter_mut().enumerate() {
             if !x.is_finite() {
                 ck.problem(
@@ -217,7 +218,7 @@ fn read_layout(data: &[u8], h: &Header, measure: bool, ck: &mut Checker) -> Resu
                 h.num_bones
             )
         })?;
-        regions.add(ofs.into(), pose_bytes, Part::Poses(f as u32));
+        regions.add_poses(f as u32, ofs.into(), pose_bytes);
         frames.push(FrameLayout {
             frame: Frame {
                 name,
@@ -246,43 +247,75 @@ fn read_poses(
     ck: &mut Checker,
 ) -> Result<Vec<Mat3x4>> {
     let nb = num_bones as usize;
+    let frame_bytes = (num_bones as usize).saturating_mul(POSE_SIZE as usize);
     // Each frame's poses lie inside the file, apart from every other structure: the
     // allocation is bounded by the file's size.
     let mut poses = Vec::with_capacity(frames.len().saturating_mul(nb));
-    for (f, fl) in frames.iter().enumerate() {
-        let bytes = table(
-            data,
-            fl.ofs_poses,
-            num_bones,
-            POSE_SIZE,
-            Part::Poses(f as u32),
-        )?;
-        // A frame at a time, so that its poses are still in the cache when decoded.
+    let mut rest = frames;
+    let mut first = 0usize;
+    while let Some(head) = rest.first() {
+        // Frames whose poses follow one another in the file (as the tools write them) are
+        // decoded in one pass: a call per frame cost as much as the decoding on long animations.
+        let from = head.ofs_poses as usize;
+        let follows = rest
+            .windows(2)
+            .take_while(|w| {
+                w.first()
+                    .map(|a| (a.ofs_poses as usize).saturating_add(frame_bytes))
+                    == w.get(1).map(|b| b.ofs_poses as usize)
+            })
+            .count();
+        let (group, after) = rest.split_at(follows.saturating_add(1).min(rest.len()));
+        rest = after;
+        // Every frame's table was checked against the file when its header was read.
+        let bytes = data
+            .get(from..from.saturating_add(group.len().saturating_mul(frame_bytes)))
+            .ok_or_else(|| {
+                let part = Part::Poses(first as u32, first as u32);
+                table(data, head.ofs_poses, num_bones, POSE_SIZE, part)
+                    .err()
+                    .unwrap_or_else(|| Error::malformed("frame poses outside the file"))
+            })?;
         let start = poses.len();
-        poses.resize(start.saturating_add(nb), [0.0f32; 12]);
-        let out = poses.get_mut(start..).unwrap_or_default();
-        if !decode_words::<Be, f32>(bytes, out.as_flattened_mut()) {
-            continue;
-        }
-        for (b, m) in out.iter_mut().enumerate() {
-            if let Some(k) = m.iter().position(|v| !v.is_finite()) {
-                ck.problem(
-                    Error::malformed(format!(
-                        "frame {f} ({}) bone {b}: pose element {k} is {}, not a finite number",
-                        fl.frame.name,
-                        m.get(k).copied().unwrap_or_default()
-                    ))
-                    .at(record_at(
-                        record_at(fl.ofs_poses.into(), b, POSE_SIZE),
-                        k,
-                        4,
-                    )),
-                )?;
-                *m = Mat3x4::IDENTITY.m;
+        let nonfinite =
+            decode_append::<Be, f32, 12>(bytes, group.len().saturating_mul(nb), &mut poses);
+        let decoded = poses.get_mut(start..).unwrap_or_default();
+        if nonfinite {
+            for (k, (fl, out)) in group.iter().zip(decoded.chunks_mut(nb.max(1))).enumerate() {
+                replace_nonfinite(first.saturating_add(k), fl, out, ck)?;
             }
         }
+        first = first.saturating_add(group.len());
     }
     Ok(poses.into_iter().map(|m| Mat3x4 { m }).collect())
+}
+
+/// Reports each pose of frame `f` (`out`, decoded from `fl`'s table) that holds a NaN or an
+/// infinity, at its byte, and puts the identity in its place.
+fn replace_nonfinite(
+    f: usize,
+    fl: &FrameLayout,
+    out: &mut [[f32; 12]],
+    ck: &mut Checker,
+) -> Result<()> {
+    for (b, m) in out.iter_mut().enumerate() {
+        if let Some(k) = m.iter().position(|v| !v.is_finite()) {
+            ck.problem(
+                Error::malformed(format!(
+                    "frame {f} ({}) bone {b}: pose element {k} is {}, not a finite number",
+                    fl.frame.name,
+                    m.get(k).copied().unwrap_or_default()
+                ))
+                .at(record_at(
+                    record_at(fl.ofs_poses.into(), b, POSE_SIZE),
+                    k,
+                    4,
+                )),
+            )?;
+            *m = Mat3x4::IDENTITY.m;
+        }
+    }
+    Ok(())
 }
 
 fn read_mesh(

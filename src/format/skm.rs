@@ -175,7 +175,7 @@ fn read_poses(
             fl.ofs_poses,
             num_bones,
             POSE_SIZE,
-            Part::Poses(f as u32),
+            Part::Poses(f as u32, f as u32),
         )?;
         let (values, nonfinite) = decode_table::<Le, f32, 7>(bytes, num_bones);
         for (b, mut v) in values.into_iter().enumerate() {
@@ -284,7 +284,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         span(ofs_poses as u64, pose_bytes, data.len()).within(|| {
             format!("frame {f} ({name}) poses ({num_bones} bones of {POSE_SIZE} bytes)")
         })?;
-        regions.add(ofs_poses as u64, pose_bytes, Part::Poses(f as u32));
+        regions.add_poses(f as u32, ofs_poses as u64, pose_bytes);
         frames.push(FrameLayout { name, ofs_poses });
     }
     regions.check_disjoint()?;
