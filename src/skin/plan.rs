@@ -417,10 +417,12 @@ impl SkinPlan {
         }
         let [run_count, run_points] = next.map(|n| n as usize);
         self.runs = vec![Run::default(); run_count];
-        self.points = vec![Influence::default(); run_points + loose];
+        // The runs' points are placed group by group; the loose ones follow, appended in
+        // vertex order into reserved room (not written twice).
+        self.points = vec![Influence::default(); run_points];
+        self.points.reserve_exact(loose);
         // Each group's first and last vertex.
         let mut span = vec![(u32::MAX, 0u32); keys];
-        let mut stretch_at = run_points;
 
         // The accepted candidates' points are in vertex order.
         let mut point = 0usize;
@@ -477,17 +479,12 @@ impl SkinPlan {
             } else {
                 set_slot + (k - bone_count) as u32
             };
-            let to = stretch_at;
-            stretch_at += len;
-            let Some(slots) = self.points.get_mut(to..to + len) else {
-                continue;
-            };
-            for (slot_record, x) in slots.iter_mut().zip(operands) {
-                *slot_record = Influence { bone: slot, ..*x };
-            }
-            let one = operands
-                .iter()
-                .all(|i| i.weight.to_bits() == 1.0f32.to_bits());
+            let to = self.points.len();
+            let mut one = true;
+            self.points.extend(operands.iter().map(|x| {
+                one &= x.weight.to_bits() == 1.0f32.to_bits();
+                Influence { bone: slot, ..*x }
+            }));
             match self.stretches.last_mut() {
                 Some(s) if s.first + s.len == first => {
                     s.len += len as u32;
