@@ -1244,3 +1244,28 @@ fn skin_argument_errors_leave_the_target_untouched() {
         Some(ErrorCode::InvalidArgument)
     );
 }
+
+#[test]
+fn frames_whose_pose_tables_are_out_of_file_order_keep_their_own_poses() {
+    // Frames 0 and 2 swap tables: no two frames' poses follow one another any more, so each is
+    // decoded on its own, and frame 0 gets what the file stores for frame 2, and back.
+    let (mut bytes, l) = chain();
+    set_u32(&mut bytes, l.frame_header(0) + 64, l.poses[2] as u32);
+    set_u32(&mut bytes, l.frame_header(2) + 64, l.poses[0] as u32);
+    let m = load(&bytes).unwrap();
+    let fx = chain_fixture();
+    for (f, stored) in [(0, 2), (1, 1), (2, 0)] {
+        let poses = m.skeleton().frame_poses(f).unwrap();
+        assert_eq!(poses.len(), fx.frames[stored].poses.len());
+        for (got, want) in poses.iter().zip(&fx.frames[stored].poses) {
+            assert_eq!(bits(got), want.map(f32::to_bits), "frame {f}");
+        }
+    }
+    // A NaN in the table frame 2 now reads is reported at its byte, for frame 2.
+    set_f32(&mut bytes, l.pose(0, 1, 4), f32::NAN);
+    let e = load(&bytes).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert_eq!(e.offset(), Some(l.pose(0, 1, 4) as u64), "{e}");
+    assert!(e.to_string().contains("frame 2 ("), "{e}");
+    assert!(e.to_string().contains("bone 1: pose element 4"), "{e}");
+}
