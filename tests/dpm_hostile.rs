@@ -284,20 +284,29 @@ fn offsets_outside_the_file_or_onto_other_data_are_clean_errors() {
     // its frames; a frame moved onto another's poses is named alone.
     assert_eq!(l.poses[1], l.poses[0] + 3 * 48);
     assert_eq!(l.poses[2], l.poses[1] + 3 * 48);
-    let mut b = bytes.clone();
-    set_u32(&mut b, mh + 44, l.poses[1] as u32 + 8);
-    let e = load(&b).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
-    let message = &e.detail().message;
-    assert!(message.contains("mesh 0 texcoords"), "{e}");
-    assert!(message.contains("overlaps frames 0 to 2 poses"), "{e}");
-    let mut b = bytes.clone();
-    set_u32(&mut b, l.frame_header(2) + 64, l.poses[1] as u32 + 4);
-    let e = load(&b).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
-    let message = &e.detail().message;
-    assert!(message.contains("frame 2 poses"), "{e}");
-    assert!(message.contains("overlaps frames 0 to 1 poses"), "{e}");
+    let moved = [
+        (
+            mh + 44,
+            l.poses[1] + 8,
+            "mesh 0 texcoords",
+            "overlaps frames 0 to 2 poses",
+        ),
+        (
+            l.frame_header(2) + 64,
+            l.poses[1] + 4,
+            "frame 2 poses",
+            "overlaps frames 0 to 1 poses",
+        ),
+    ];
+    for (field, to, moved, overlapped) in moved {
+        let mut b = bytes.clone();
+        set_u32(&mut b, field, to as u32);
+        let e = load(&b).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+        let message = &e.detail().message;
+        assert!(message.contains(moved), "{e}");
+        assert!(message.contains(overlapped), "{e}");
+    }
     // A negative frame pose offset (the field is signed).
     let mut b = bytes.clone();
     set_u32(&mut b, l.frame_header(2) + 64, 0xFFFF_FF00);

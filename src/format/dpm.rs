@@ -267,20 +267,18 @@ fn read_poses(
             .count();
         let (group, after) = rest.split_at(follows.saturating_add(1).min(rest.len()));
         rest = after;
-        // Every frame's table was checked against the file when its header was read.
-        let bytes = data
-            .get(from..from.saturating_add(group.len().saturating_mul(frame_bytes)))
-            .ok_or_else(|| {
-                let part = Part::Poses(first as u32, first as u32);
-                table(data, head.ofs_poses, num_bones, POSE_SIZE, part)
-                    .err()
-                    .unwrap_or_else(|| Error::malformed("frame poses outside the file"))
-            })?;
+        // Every frame's table was checked against the file when its header was read, so the
+        // run's bytes are inside it.
+        let last = first.saturating_add(group.len()).saturating_sub(1);
+        let len = group.len().saturating_mul(frame_bytes);
+        let (start, end) = span(from as u64, len as u64, data.len())
+            .within(|| Part::Poses(first as u32, last as u32))?;
+        let bytes = data.get(start..end).unwrap_or_default();
         let start = poses.len();
         let nonfinite =
             decode_append::<Be, f32, 12>(bytes, group.len().saturating_mul(nb), &mut poses);
-        let decoded = poses.get_mut(start..).unwrap_or_default();
         if nonfinite {
+            let decoded = poses.get_mut(start..).unwrap_or_default();
             for (k, (fl, out)) in group.iter().zip(decoded.chunks_mut(nb.max(1))).enumerate() {
                 replace_nonfinite(first.saturating_add(k), fl, out, ck)?;
             }
