@@ -630,35 +630,51 @@ impl<E: ByteOrder> Kernel for SoundVertices<'_, E> {
     #[inline(always)]
     fn run(self) -> bool {
         let out = self.vertices;
+        let (Ok(num_verts), Ok(total)) = (
+            usize::try_from(self.block.num_verts),
+            usize::try_from(self.block.influences),
+        ) else {
+            return false;
+        };
+        // Written into the room reserved for them, with the counts kept in registers: pushing
+        // kept each vector's length in memory, a load and a store per influence and vertex.
+        out.influence_start.reserve(num_verts.saturating_add(1));
+        out.influences.reserve(total);
+        let Some((first_start, starts)) = out
+            .influence_start
+            .spare_capacity_mut()
+            .get_mut(..num_verts.saturating_add(1))
+            .and_then(|s| s.split_first_mut())
+        else {
+            return false;
+        };
+        let Some(room) = out.influences.spare_capacity_mut().get_mut(..total) else {
+            return false;
+        };
+        first_start.write(0);
         // Per word of an influence, the largest seen: of the floats without their sign, so
         // that only a NaN or an infinity is above MAX_FINITE_BITS, and of the bone as it is.
         let mut largest = [0u32; 8];
         let mut rest = self.bytes;
-        let mut done = 0u32;
-        out.influence_start.push(done);
-        for v in 0..self.block.num_verts {
+        let mut done = 0usize;
+        for (v, start) in (0u32..).zip(starts.iter_mut()) {
             let vertex_at = self.bytes.len().saturating_sub(rest.len());
             let Some((count, tail)) = rest.split_first_chunk::<4>() else {
                 return false;
             };
-            let n = E::read_u32(count);
-            let Some((influences, tail)) = (n as usize)
-                .checked_mul(INFLUENCE_SIZE as usize)
-                .and_then(|len| tail.split_at_checked(len))
-            else {
+            let n = E::read_u32(count) as usize;
+            // Within the room measured or guessed for the block.
+            let (Some((records, tail)), Some(slots)) = (
+                n.checked_mul(INFLUENCE_SIZE as usize)
+                    .and_then(|len| tail.split_at_checked(len)),
+                done.checked_add(n).and_then(|end| room.get_mut(done..end)),
+            ) else {
                 return false;
             };
             rest = tail;
-            // Within the capacity measured or guessed, so that pushing never reallocates.
-            let Some(total) = done
-                .checked_add(n)
-                .filter(|&t| u64::from(t) <= self.block.influences)
-            else {
-                return false;
-            };
-            done = total;
+            done = done.saturating_add(n);
             let mut sum = 0.0f32;
-            for record in influences.as_chunks::<32>().0 {
+            for (slot, record) in slots.iter_mut().zip(records.as_chunks::<32>().0) {
                 let mut words = [0u32; 8];
                 for ((word, bytes), (most, mask)) in words
                     .iter_mut()
@@ -671,7 +687,7 @@ impl<E: ByteOrder> Kernel for SoundVertices<'_, E> {
                 let influence = influence_of(words);
                 // In file order, from 0, as the engine sums them.
                 sum += influence.weight;
-                out.influences.push(influence);
+                slot.write(influence);
             }
             let (off, rejected) = sum_off(sum);
             if rejected {
@@ -681,13 +697,25 @@ impl<E: ByteOrder> Kernel for SoundVertices<'_, E> {
                 let at = record_at(self.block.offset.into(), vertex_at, 1);
                 out.sums.note(v, sum, off, at);
             }
-            out.influence_start.push(done);
+            // At most the block's influence count, which is a u32.
+            start.write(u32::try_from(done).unwrap_or(u32::MAX));
         }
         let [floats @ .., bone] = largest;
-        rest.is_empty()
-            && u64::from(done) == self.block.influences
+        let sound = rest.is_empty()
+            && done == total
             && floats.iter().all(|&x| x <= MAX_FINITE_BITS)
-            && bone < self.num_bones
+            && bone < self.num_bones;
+        if sound {
+            // SAFETY: the loop above went through every vertex (it returns early otherwise),
+            // writing the first start and one per vertex, `num_verts + 1` in all, and the
+            // influences' first `done` slots (each vertex's own, from where the last ended),
+            // which is `total`; both are within the capacities reserved above.
+            unsafe {
+                out.influence_start.set_len(num_verts.saturating_add(1));
+                out.influences.set_len(total);
+            }
+        }
+        sound
     }
 }
 
