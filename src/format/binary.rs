@@ -601,10 +601,10 @@ pub(crate) fn read_sound_vertices<E: ByteOrder>(
     num_bones: u32,
 ) -> Option<Vertices> {
     let (start, end) = span(block.offset.into(), block.len, data.len()).ok()?;
-    // The block lies inside the data: the counts are bounded by the file's size.
+    // Empty: the walk reserves what it writes.
     let mut vertices = Vertices {
-        influence_start: Vec::with_capacity(usize::try_from(block.num_verts).ok()?.checked_add(1)?),
-        influences: Vec::with_capacity(usize::try_from(block.influences).ok()?),
+        influence_start: Vec::new(),
+        influences: Vec::new(),
         sums: SumReport::default(),
     };
     let sound = with_simd(SoundVertices {
@@ -638,6 +638,7 @@ impl<E: ByteOrder> Kernel for SoundVertices<'_, E> {
         };
         // Written into the room reserved for them, with the counts kept in registers: pushing
         // kept each vector's length in memory, a load and a store per influence and vertex.
+        // The block lies inside the data, so its counts are bounded by the file's size.
         out.influence_start.reserve(num_verts.saturating_add(1));
         out.influences.reserve(total);
         let Some((first_start, starts)) = out
