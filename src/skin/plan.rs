@@ -44,8 +44,8 @@
 //!
 //! Its heap per vertex: nothing for a one-influence vertex in a run, 32 bytes for a palette
 //! vertex in a run or any vertex in a stretch, 4 for one skinned influence by influence; 12
-//! bytes per run, 16 per stretch, 28 per group and 4 per bone a stretch uses besides. (The
-//! table is each thread's, 128 bytes a slot, kept from call to call.)
+//! bytes per run, 16 per stretch, 28 per group, 4 per bone a stretch uses and 4 per set with
+//! runs besides. (The table is each thread's, 128 bytes a slot, kept from call to call.)
 
 #[cfg(target_arch = "x86_64")]
 use super::f4::F8;
@@ -127,6 +127,9 @@ pub(crate) struct SkinPlan {
     pub points: Vec<Influence>,
     /// Vertices skinned influence by influence, ascending.
     pub direct: Vec<u32>,
+    /// The sets that have runs, ascending: few, where meshes mix matrices from vertex to vertex,
+    /// so that a call need not look at every set for them.
+    pub sets_with_runs: Vec<u32>,
     one_bone: u32,
     palette: u32,
 }
@@ -269,6 +272,7 @@ impl SkinPlan {
             + self.stretch_bones.len() * 4
             + self.points.len() * size_of::<Influence>()
             + self.direct.len() * 4
+            + self.sets_with_runs.len() * 4
     }
 
     /// Lays out a checked mesh from its survey; `size` is the model's size, the scale of the
@@ -352,6 +356,13 @@ impl SkinPlan {
             ..SkinPlan::default()
         };
         plan.arrange(&class, bone_count, &sets, starts, influences, &candidates);
+        plan.sets_with_runs = (0..plan.sets.len() as u32)
+            .filter(|&s| {
+                plan.sets
+                    .get(s as usize)
+                    .is_some_and(|s| s.runs.0 != s.runs.1)
+            })
+            .collect();
         plan
     }
 
