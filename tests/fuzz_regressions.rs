@@ -129,6 +129,29 @@ fn a_dmf_without_bones_or_used_vertices_has_no_frames() {
     );
 }
 
+/// load_dmf and load_dmf_json, input (JSON) `{"format": "DASH", "version": "1.5", "textures":
+/// [], "materials": [...], "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1,
+/// "tracks": []}]}`: a document without bones whose animation has no tracks. The model dropped
+/// the animation, having no pose, but kept its keyframe set, which then named an animation out of
+/// range; debug builds caught it. Both go now, with a warning (the binary form is tested in
+/// `src/format/dmf/mod.rs`).
+#[test]
+fn a_dmf_without_bones_drops_its_animations_with_their_keyframes() {
+    let doc = r#"{"format": "DASH", "version": "1.5", "textures": [],
+  "materials": [{"id": 0, "name": "m", "texture": -1}],
+  "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1, "tracks": []}]}"#;
+    let m = load_dmf_json(doc.as_bytes()).unwrap();
+    assert_eq!(
+        (m.bones().len(), m.frames().len(), m.animations().len()),
+        (0, 0, 0)
+    );
+    assert!(m.keyframes().is_empty());
+    assert_eq!(
+        m.warnings()[0].to_string(),
+        "the model has no bones, so its animation is left out"
+    );
+}
+
 /// load_dmf, load_auto: a large position through the inverse of a tiny bind scale is finite in
 /// the file but not in the bone's bind space; debug builds caught the model's NaN check. It is
 /// refused at load now, naming the vertex.

@@ -280,11 +280,24 @@ pub(crate) fn build(
         });
         debug_assert_eq!(set.animation as usize, a);
     }
-    // A model without bones (no skeleton, no vertex that needed the synthetic one) has no pose.
+    // A model without bones (no skeleton, no vertex that needed the synthetic one) has no pose,
+    // so neither animations nor their keyframes: their tracks, which name bones, are empty.
+    let mut keyframes = keyframes;
     if bones.is_empty() {
         frames.clear();
         poses.clear();
+        let what = match parts.animations.len() {
+            0 => None,
+            1 => Some("its animation is".to_owned()),
+            n => Some(format!("its {n} animations are")),
+        };
+        if let Some(what) = what {
+            parts
+                .warnings
+                .push(format!("the model has no bones, so {what} left out"));
+        }
         parts.animations.clear();
+        keyframes.clear();
     }
     parts.bones = bones;
     parts.frames = frames;

@@ -398,3 +398,38 @@ pub(crate) fn path_text(segs: &[Seg], dot: bool) -> String {
     }
     s
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::format::{Format, LoadOptions};
+
+    /// The binary form of the fuzz finding in `tests/fuzz_regressions.rs`: a document without
+    /// bones whose animation has no tracks (no writer of models makes one, as a model without
+    /// bones has no animations, so the JSON document's structures are written as binary).
+    #[test]
+    fn a_binary_dmf_without_bones_drops_its_animations_with_their_keyframes() {
+        let text = br#"{"format": "DASH", "version": "1.5", "textures": [],
+          "materials": [{"id": 0, "name": "m", "texture": -1}],
+          "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1, "tracks": []}]}"#;
+        let root = crate::format::json::parse(text).unwrap();
+        let mut ck = Checker::new(&LoadOptions::default(), false, text.len());
+        let (doc, _) = json::read(&root, &mut ck).unwrap();
+        assert_eq!(doc.animations.len(), 1);
+        let bytes = binary::write(&doc).unwrap();
+        let options = LoadOptions {
+            format: Format::Dmf,
+            ..LoadOptions::default()
+        };
+        let m = Model::load(&bytes, &options).unwrap();
+        assert_eq!(
+            (m.bones().len(), m.animations().len(), m.keyframes().len()),
+            (0, 0, 0)
+        );
+        assert_eq!(
+            m.warnings()[0].to_string(),
+            "the model has no bones, so its animation is left out"
+        );
+    }
+}
