@@ -638,7 +638,7 @@ fn blend_sets<B: Backend>(
     (first, end): (u32, u32),
 ) {
     for (s, slot) in sets.iter().zip(table) {
-        if s.runs.0 == s.runs.1 && overlaps(s, first, end) {
+        if !s.has_runs() && overlaps(s, first, end) {
             let members = members
                 .get(s.key as usize..s.members_end as usize)
                 .unwrap_or_default();

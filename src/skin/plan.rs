@@ -89,6 +89,12 @@ pub(crate) struct Group {
     pub weight_one: bool,
 }
 
+impl Group {
+    pub fn has_runs(&self) -> bool {
+        self.runs.0 != self.runs.1
+    }
+}
+
 /// Consecutive loose vertices `[first, first + len)`, whose operands are `points[at..at + len]`,
 /// each naming in its last field (where an influence has its bone) the slot of its matrix in the
 /// per-call table: a bone's, or a set's. `weight_one`: every operand's weight is 1.
@@ -356,12 +362,9 @@ impl SkinPlan {
             ..SkinPlan::default()
         };
         plan.arrange(&class, bone_count, &sets, starts, influences, &candidates);
-        plan.sets_with_runs = (0..plan.sets.len() as u32)
-            .filter(|&s| {
-                plan.sets
-                    .get(s as usize)
-                    .is_some_and(|s| s.runs.0 != s.runs.1)
-            })
+        plan.sets_with_runs = (0u32..)
+            .zip(&plan.sets)
+            .filter_map(|(i, s)| s.has_runs().then_some(i))
             .collect();
         plan
     }

@@ -222,7 +222,7 @@ pub(crate) fn build(
         local.push(Mat3x4::IDENTITY);
     }
 
-    let (keyframes, counts) = read_animations(doc, nb, &mut r)?;
+    let (mut keyframes, counts) = read_animations(doc, nb, &mut r)?;
     let total_frames = counts.iter().fold(1u64, |a, &c| a.saturating_add(c));
     if total_frames > MAX_FRAMES {
         return Err(Error::limit(format!(
@@ -282,7 +282,6 @@ pub(crate) fn build(
     }
     // A model without bones (no skeleton, no vertex that needed the synthetic one) has no pose,
     // so neither animations nor their keyframes: their tracks, which name bones, are empty.
-    let mut keyframes = keyframes;
     if bones.is_empty() {
         frames.clear();
         poses.clear();
