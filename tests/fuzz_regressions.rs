@@ -150,6 +150,18 @@ fn a_dmf_without_bones_drops_its_animations_with_their_keyframes() {
         m.warnings()[0].to_string(),
         "the model has no bones, so its animation is left out"
     );
+
+    // Two such animations: both go, and the warning counts them.
+    let doc = r#"{"format": "DASH", "version": "1.5", "textures": [],
+  "materials": [{"id": 0, "name": "m", "texture": -1}],
+  "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1, "tracks": []},
+                 {"id": 1, "name": "bow", "fps": 10, "duration": 0.2, "tracks": []}]}"#;
+    let m = load_dmf_json(doc.as_bytes()).unwrap();
+    assert_eq!((m.animations().len(), m.keyframes().len()), (0, 0));
+    assert_eq!(
+        m.warnings()[0].to_string(),
+        "the model has no bones, so its 2 animations are left out"
+    );
 }
 
 /// load_dmf, load_auto: a large position through the inverse of a tiny bind scale is finite in
