@@ -83,6 +83,7 @@ pub fn parse_framegroups(text: &[u8], frames: &[Frame]) -> Result<Vec<Animation>
             frame_count: count,
             fps,
             looping,
+            ..Animation::default()
         });
     }
     Ok(scenes)
@@ -224,6 +225,7 @@ mod tests {
             frame_count: 4,
             fps: 10.0,
             looping,
+            ..Animation::default()
         }
     }
 

@@ -272,13 +272,61 @@ pub struct KeyedAnimation {
 }
 
 /// A named run of frames played at a rate: an animation scene.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Animation {
     pub name: Name,
     pub first_frame: u32,
     pub frame_count: u32,
     pub fps: f32,
     pub looping: bool,
+    /// How far one play moves the character along its way, in model units, where the file
+    /// says (a Sims skill's distance); 0 elsewhere.
+    pub distance: f32,
+    /// Whether the scene moves the character (a Sims skill's moving flag); false elsewhere.
+    pub moving: bool,
+}
+
+/// Something that happens at a time of an animation scene: a Sims skill's time property
+/// (`footstep`, `anchor`, `xevt`, `interruptable`...), which the game's scripts act on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnimationEvent {
+    /// The scene, by position in the model's animations.
+    pub animation: u32,
+    /// Seconds from the start of the scene.
+    pub time: f32,
+    /// The bone whose motion carries the event; -1 where the skeleton has no such bone.
+    pub bone: i32,
+    pub key: Name,
+    pub value: Name,
+}
+
+/// A key and its value from one of a file's property lists (Sims CMX); keys need not be unique.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Property {
+    /// Which of the owner's property lists it is in, counted from 0.
+    pub list: u32,
+    pub key: Name,
+    pub value: Name,
+}
+
+/// An outfit: the meshes a character wears and the bones they hang on (a Sims CMX suit).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Suit {
+    pub name: Name,
+    /// The file's suit type (0 normal, 1 censor in the game's files).
+    pub kind: u32,
+    pub properties: Vec<Property>,
+    pub skins: Vec<SuitSkin>,
+}
+
+/// One mesh of a suit: the mesh's file name without its extension (`.skn` or `.bmf`), the bone
+/// it is attached to, and the censor flags (the body parts its censor box covers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuitSkin {
+    pub bone: Name,
+    pub mesh: Name,
+    pub censor_flags: u32,
+    pub properties: Vec<Property>,
 }
 
 /// One bone's share of a vertex: skinning adds `R origin + weight t` to the position and
@@ -373,6 +421,10 @@ pub struct ModelParts {
     pub materials: Vec<Material>,
     /// The keys of animation scenes sampled from keyframes (DMF), at most one set per scene.
     pub keyframes: Vec<KeyedAnimation>,
+    /// Events of the animation scenes, in any order (the model keeps them by scene and time).
+    pub events: Vec<AnimationEvent>,
+    /// Outfits a character file lists (Sims CMX).
+    pub suits: Vec<Suit>,
 }
 
 impl ModelParts {
@@ -392,6 +444,8 @@ impl ModelParts {
             textures: Vec::new(),
             materials: Vec::new(),
             keyframes: Vec::new(),
+            events: Vec::new(),
+            suits: Vec::new(),
         }
     }
 }
@@ -404,6 +458,8 @@ pub struct Skeleton {
     poses: Poses,
     animations: Vec<Animation>,
     keyframes: Vec<KeyedAnimation>,
+    /// Sorted by scene, then time (file order among equal times).
+    events: Vec<AnimationEvent>,
     /// Model-space frame-0 pose, the bind pose.
     bind: Vec<Mat3x4>,
     /// Its inverses, for GPU skinning: computed once rather than every frame. A bone collapsed
@@ -437,6 +493,16 @@ impl Skeleton {
     /// The keys scenes were sampled from, where the format stores keys.
     pub fn keyframes(&self) -> &[KeyedAnimation] {
         &self.keyframes
+    }
+    /// Every scene's events, by scene and then time.
+    pub fn events(&self) -> &[AnimationEvent] {
+        &self.events
+    }
+    /// The events of scene `animation`, by time; empty past the last scene.
+    pub fn animation_events(&self, animation: u32) -> &[AnimationEvent] {
+        let start = self.events.partition_point(|e| e.animation < animation);
+        let end = self.events.partition_point(|e| e.animation <= animation);
+        self.events.get(start..end).unwrap_or_default()
     }
     /// Every frame's parent-relative poses, as the file stores them.
     pub fn poses(&self) -> &Poses {
@@ -590,6 +656,7 @@ pub struct Model {
     warnings: Vec<Name>,
     textures: Vec<Texture>,
     materials: Vec<Material>,
+    suits: Vec<Suit>,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -661,7 +728,15 @@ impl Model {
             textures,
             materials,
             keyframes,
+            mut events,
+            suits,
         } = parts;
+        // Stable: events at one time keep the order the file gives them.
+        events.sort_by(|a, b| {
+            a.animation
+                .cmp(&b.animation)
+                .then(a.time.total_cmp(&b.time))
+        });
         let nb = bones.len();
         let mut bind = vec![Mat3x4::IDENTITY; nb];
         if let Some(frame0) = poses.range(0, nb) {
@@ -677,6 +752,7 @@ impl Model {
             poses,
             animations,
             keyframes,
+            events,
             bind,
             inverse_bind,
         };
@@ -687,6 +763,7 @@ impl Model {
         model.warnings = warnings.iter().map(|w| Name::new(w.as_bytes())).collect();
         model.textures = textures;
         model.materials = materials;
+        model.suits = suits;
         model
     }
 
@@ -756,6 +833,7 @@ impl Model {
             warnings: Vec::new(),
             textures: Vec::new(),
             materials: Vec::new(),
+            suits: Vec::new(),
         }
     }
 
@@ -811,6 +889,12 @@ impl Model {
         model.extent = meshes.extent;
         model.textures = meshes.textures.clone();
         model.materials = meshes.materials.clone();
+        model.suits = meshes
+            .suits
+            .iter()
+            .chain(&skeleton.suits)
+            .cloned()
+            .collect();
         model.warnings = meshes
             .warnings
             .iter()
@@ -830,6 +914,8 @@ impl Model {
             poses: s.poses.clone(),
             animations: s.animations.clone(),
             keyframes: s.keyframes.clone(),
+            events: s.events.clone(),
+            suits: self.suits.clone(),
             textures: self.textures.clone(),
             materials: self.materials.clone(),
             meshes: self
@@ -893,6 +979,18 @@ impl Model {
     /// The keys scenes were sampled from, where the format stores keys (DMF).
     pub fn keyframes(&self) -> &[KeyedAnimation] {
         &self.skeleton.keyframes
+    }
+    /// Every scene's events, by scene and then time.
+    pub fn events(&self) -> &[AnimationEvent] {
+        self.skeleton.events()
+    }
+    /// The events of scene `animation`, by time; empty past the last scene.
+    pub fn animation_events(&self, animation: u32) -> &[AnimationEvent] {
+        self.skeleton.animation_events(animation)
+    }
+    /// Outfits the character file lists (Sims CMX): which meshes go on which bones.
+    pub fn suits(&self) -> &[Suit] {
+        &self.suits
     }
     /// Textures carried in the file (DMF).
     pub fn textures(&self) -> &[Texture] {
@@ -979,6 +1077,10 @@ impl Model {
                 .iter()
                 .map(|k| size_of::<KeyedAnimation>() + k.keys.len() * size_of::<Keyframe>())
                 .sum::<usize>()
+            + s.events
+                .iter()
+                .map(|e| size_of::<AnimationEvent>() + e.key.heap_bytes() + e.value.heap_bytes())
+                .sum::<usize>()
             + names
             + s.bone_lookup.heap_bytes()
             + s.frame_lookup.get().map_or(0, NameIndex::heap_bytes);
@@ -1007,10 +1109,34 @@ impl Model {
             .iter()
             .map(|m| size_of::<Material>() + m.name.heap_bytes())
             .sum();
+        let properties = |p: &[Property]| -> usize {
+            p.iter()
+                .map(|p| size_of::<Property>() + p.key.heap_bytes() + p.value.heap_bytes())
+                .sum()
+        };
+        let suits: usize = self
+            .suits
+            .iter()
+            .map(|s| {
+                size_of::<Suit>()
+                    + s.name.heap_bytes()
+                    + properties(&s.properties)
+                    + s.skins
+                        .iter()
+                        .map(|k| {
+                            size_of::<SuitSkin>()
+                                + k.bone.heap_bytes()
+                                + k.mesh.heap_bytes()
+                                + properties(&k.properties)
+                        })
+                        .sum::<usize>()
+            })
+            .sum();
         skeleton
             + meshes
             + textures
             + materials
+            + suits
             + self.warnings.iter().map(Name::heap_bytes).sum::<usize>()
     }
 }
@@ -1026,6 +1152,7 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         textures,
         materials,
         keyframes,
+        events,
         ..
     } = parts;
     if unbound.is_some() && !(bones.is_empty() && frames.is_empty()) {
@@ -1107,6 +1234,19 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         }
     }
     check_keyframes(keyframes, animations.len(), nb)?;
+    for (i, e) in events.iter().enumerate() {
+        let bone_ok = e.bone == -1 || (e.bone >= 0 && (e.bone as usize) < nb);
+        if e.animation as usize >= animations.len() || !bone_ok || !e.time.is_finite() {
+            return Err(Error::malformed(format!(
+                "event {i} ({}): animation {}, bone {} or time {} out of range ({} animations, {nb} bones)",
+                e.key,
+                e.animation,
+                e.bone,
+                e.time,
+                animations.len()
+            )));
+        }
+    }
     for (m, mesh) in meshes.iter().enumerate() {
         check_mesh(mesh, slots, materials.len()).map_err(|e| e.within(format!("mesh {m}")))?;
     }

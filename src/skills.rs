@@ -223,7 +223,11 @@ fn add_skills(
         });
         // A problem of the skill itself (not of its CFP) is placed at the skill in the file.
         let (frames, poses, mut animation) = sampled.map_err(|e| places.put(i, e))?;
+        let scene = u32::try_from(parts.animations.len())
+            .map_err(|_| Error::limit("more than 2^32 animations"))?;
+        let events = cmx::skill_events(model, skill, scene);
         used = used.saturating_add(frame_bytes(&frames, &poses));
+        used = used.saturating_add(size_of_val(events.as_slice()) as u64);
         if used > max_bytes {
             return Err(places.put(i, Error::limit(format!(
                 "skill {}: the model with its frames needs {used} bytes, more than the limit of {max_bytes} bytes",
@@ -232,6 +236,7 @@ fn add_skills(
         }
         animation.first_frame =
             u32::try_from(parts.frames.len()).map_err(|_| Error::limit("more than 2^32 frames"))?;
+        parts.events.extend(events);
         parts.frames.extend(frames);
         parts.poses.extend(poses);
         parts.animations.push(animation);

@@ -208,6 +208,7 @@ impl TubeRig {
             frame_count: frames,
             fps: 10.0,
             looping: true,
+            ..Animation::default()
         }];
         parts.frames = frame_list;
         parts.poses = poses.into();

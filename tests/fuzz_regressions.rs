@@ -62,6 +62,7 @@ fn a_looping_scene_blends_its_start_a_hair_before_it_and_at_an_overflowing_time(
         frame_count: 3,
         fps: 30.0,
         looping: true,
+        ..Default::default()
     };
     for seconds in [-1e-18, f64::MAX, 1e307] {
         let (blends, n) = ossa::animation::blend_at(&three, seconds);

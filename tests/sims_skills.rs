@@ -791,3 +791,236 @@ fn every_truncation_of_the_skill_file_and_its_cfp_fails_cleanly() {
         assert!(e.to_string().starts_with("xskill-nod.cfp: "), "{e}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Events (the motions' time properties) and travel
+// ---------------------------------------------------------------------------------------------
+
+/// A skill file with one skill, `step`, that moves the character 1.5 units a play: HEAD turns
+/// and CHEST moves as in the nod, and the motions carry time properties. HEAD's are out of time
+/// order in the file; TAIL, a bone the tiny skeleton lacks, has no frames but an event.
+const STEP: &str = "// Character File. Copyright 1997, Maxis Inc.
+version 300
+0
+0
+1
+step
+xskill-step
+133
+1.5
+1
+2
+4
+3
+HEAD
+4
+133
+0
+1
+-1
+0
+0
+1
+2
+100
+1
+footstep
+left
+33
+2
+xevt
+101
+sound
+clap
+CHEST
+2
+133
+1
+0
+0
+-1
+0
+1
+1
+33
+1
+anchor
+1
+TAIL
+0
+133
+0
+0
+-1
+-1
+0
+1
+1
+66
+1
+wag
+2
+";
+
+/// The events `step` gives on the tiny skeleton (ROOT 0, CHEST 1, HEAD 2): by time, and in file
+/// order at one time; TAIL's on no bone.
+fn step_events(animation: u32) -> Vec<ossa::model::AnimationEvent> {
+    let event = |time: f32, bone: i32, key: &str, value: &str| ossa::model::AnimationEvent {
+        animation,
+        time,
+        bone,
+        key: key.into(),
+        value: value.into(),
+    };
+    vec![
+        event(0.033, 2, "xevt", "101"),
+        event(0.033, 2, "sound", "clap"),
+        event(0.033, 1, "anchor", "1"),
+        event(0.066, -1, "wag", "2"),
+        event(0.1, 2, "footstep", "left"),
+    ]
+}
+
+fn step_fs() -> MemoryFs {
+    let mut fs = nod_fs();
+    fs.add("anims/step.cmx", STEP);
+    fs.add("anims/xskill-step.cfp", nod_cfp());
+    let binary = cmx::write_character(&cmx::parse(STEP.as_bytes()).unwrap(), true).unwrap();
+    fs.add("anims/step.cmx.bcf", binary);
+    fs
+}
+
+#[test]
+fn a_skills_time_properties_become_its_scenes_events() {
+    let skeleton = tiny_skeleton();
+    assert_eq!(
+        ["ROOT", "CHEST", "HEAD"].map(|b| skeleton.find_bone(b)),
+        [Some(0), Some(1), Some(2)]
+    );
+    let fs = step_fs();
+    for file in ["anims/step.cmx", "anims/step.cmx.bcf"] {
+        let model = skeleton.with_skills_file(file, &through(&fs)).unwrap();
+        assert_eq!(model.animation_events(0), step_events(0), "{file}");
+        assert_eq!(model.events(), step_events(0), "{file}");
+        let scene = &model.animations()[0];
+        assert_eq!((scene.distance, scene.moving), (1.5, true), "{file}");
+        // TAIL has no frames to skip, so nothing is said of it.
+        assert!(model.warnings().is_empty(), "{:?}", model.warnings());
+        assert!(model.animation_events(1).is_empty());
+        assert!(model.animation_events(u32::MAX).is_empty());
+
+        // A second file's scene comes after, with its own events (the nod has none), and the
+        // first scene's are unchanged.
+        let more = model
+            .with_skills_file("anims/nod.cmx", &through(&fs))
+            .unwrap();
+        assert_eq!(more.animations().len(), 2);
+        assert_eq!(more.animation_events(0), step_events(0));
+        assert!(more.animation_events(1).is_empty());
+        let (nod, step) = (&more.animations()[1], &more.animations()[0]);
+        assert_eq!((nod.distance, nod.moving), (0.0, false));
+        assert_eq!((step.distance, step.moving), (1.5, true));
+        // Skills first, then the meshes: the events are the skeleton's, shared by the binding.
+        let bound = Model::bind(&head_mesh(), &more).unwrap();
+        assert_eq!(bound.animation_events(0), step_events(0));
+        // Events go through the model's parts; given out of time order, they are kept by time
+        // (and in the given order at one time).
+        let mut parts = more.to_parts();
+        parts.events.rotate_right(1);
+        assert_eq!(parts.events[0].key.to_string(), "footstep");
+        let rebuilt = Model::from_parts(parts).unwrap();
+        assert_eq!(rebuilt.events(), more.events());
+    }
+
+    // One skill of a character file at a time, as cmx::with_skill plays it.
+    let file = cmx::parse(STEP.as_bytes()).unwrap();
+    let one = cmx::with_skill(&skeleton, &file, 0, &nod_cfp()).unwrap();
+    assert_eq!(one.animation_events(0), step_events(0));
+
+    // An event for a scene that does not exist, or a bone out of range, is refused.
+    let model = skeleton
+        .with_skills_file("anims/step.cmx", &through(&fs))
+        .unwrap();
+    for (animation, bone) in [(1, 0), (0, 3), (0, -2)] {
+        let mut parts = model.to_parts();
+        parts.events[0].animation = animation;
+        parts.events[0].bone = bone;
+        let e = Model::from_parts(parts).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+        assert!(e.to_string().contains("event 0 (xevt)"), "{e}");
+    }
+}
+
+#[test]
+fn corpus_walks_say_where_their_feet_land_and_how_far_they_go() {
+    let Some(dir) = sims_dir("corpus_walks_say_where_their_feet_land_and_how_far_they_go") else {
+        return;
+    };
+    let fs = game_fs(&dir);
+    let skeleton = Model::load_file("characters/adult-skeleton.cmx", &through(&fs)).unwrap();
+    let model = skeleton
+        .with_skills_file("characters/a2o-walking-loop.cmx", &through(&fs))
+        .unwrap();
+    let names: Vec<String> = model
+        .animations()
+        .iter()
+        .map(|a| a.name.to_string())
+        .collect();
+    assert_eq!(names, ["a2o-walking-fast-loop", "a2o-walking-loop"]);
+    let travel: Vec<(f32, bool)> = model
+        .animations()
+        .iter()
+        .map(|a| (a.distance, a.moving))
+        .collect();
+    assert_eq!(travel, [(4.11019, true), (4.06978, true)]);
+
+    // a2o-walking-loop's time properties, as the file lists them (ms, bone, key, value).
+    let root = model.find_bone("ROOT").map(|b| b as i32);
+    let r_toe = model.find_bone("R_TOE02").map(|b| b as i32);
+    let l_toe = model.find_bone("L_TOE02").map(|b| b as i32);
+    let listed = [
+        (0, root, "interruptable", "0"),
+        (166, root, "footstep", "2"),
+        (466, root, "interruptable", "2"),
+        (600, root, "interruptable", "0"),
+        (800, root, "footstep", "1"),
+        (1100, root, "interruptable", "1"),
+        (1233, root, "interruptable", "0"),
+        (366, r_toe, "anchor", "2"),
+        (1033, r_toe, "anchor", "0"),
+        (0, l_toe, "anchor", "1"),
+        (400, l_toe, "anchor", "0"),
+        (1000, l_toe, "anchor", "1"),
+    ];
+    let mut expected: Vec<(u32, i32, String, String)> = listed
+        .iter()
+        .map(|&(ms, bone, key, value)| (ms, bone.unwrap(), key.to_owned(), value.to_owned()))
+        .collect();
+    // By time; at one time in the file's order (a stable sort keeps it).
+    expected.sort_by_key(|e| e.0);
+    let got: Vec<(u32, i32, String, String)> = model
+        .animation_events(1)
+        .iter()
+        .map(|e| {
+            assert!(
+                (e.time * 1000.0 - (e.time * 1000.0).round()).abs() < 1e-3,
+                "{e:?}"
+            );
+            (
+                (e.time * 1000.0).round() as u32,
+                e.bone,
+                e.key.to_string(),
+                e.value.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(model.animation_events(0).len(), 11);
+    // Every event lies inside its scene's play.
+    for (a, scene) in model.animations().iter().enumerate() {
+        let length = scene.frame_count as f32 / scene.fps;
+        for e in model.animation_events(a as u32) {
+            assert!((0.0..=length).contains(&e.time), "{e:?} in {length} s");
+        }
+    }
+}

@@ -93,6 +93,39 @@ pub fn check_model(model: &Model, what: &str) {
             a.fps
         );
     }
+    for (i, a) in model.animations().iter().enumerate() {
+        assert!(a.distance.is_finite(), "{what}: scene {i}: {}", a.distance);
+    }
+    // Events: each of a scene in range, on a bone or none, by scene and time; a scene's own are
+    // exactly its share of them.
+    let events = model.events();
+    for (i, e) in events.iter().enumerate() {
+        assert!(
+            (e.animation as usize) < model.animations().len(),
+            "{what}: event {i}: scene {}",
+            e.animation
+        );
+        assert!(
+            e.bone == -1 || (0..nb as i64).contains(&i64::from(e.bone)),
+            "{what}: event {i}: bone {}",
+            e.bone
+        );
+        assert!(e.time.is_finite(), "{what}: event {i}: {} s", e.time);
+    }
+    assert!(
+        events
+            .windows(2)
+            .all(|w| (w[0].animation, w[0].time) <= (w[1].animation, w[1].time)),
+        "{what}: events out of order"
+    );
+    let per_scene: usize = (0..model.animations().len())
+        .map(|a| model.animation_events(a as u32).len())
+        .sum();
+    assert_eq!(
+        per_scene,
+        events.len(),
+        "{what}: events outside their scenes"
+    );
     let info = model.info();
     assert_eq!(info.bone_count as usize, nb, "{what}");
     assert_eq!(info.frame_count as usize, nf, "{what}");

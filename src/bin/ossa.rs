@@ -202,17 +202,55 @@ fn info(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Er
             say!(out, "  {k:4} {:<32} {texture}", mat.name.to_string());
         }
     }
+    if !model.suits().is_empty() {
+        say!(out, "suits:");
+        for (k, suit) in model.suits().iter().enumerate() {
+            say!(
+                out,
+                "  {k:4} {:<32} type {}, {} skins, {} properties",
+                suit.name.to_string(),
+                suit.kind,
+                suit.skins.len(),
+                suit.properties.len()
+            );
+            for skin in &suit.skins {
+                say!(
+                    out,
+                    "         {:<32} on {}, censor flags {}",
+                    skin.mesh.to_string(),
+                    skin.bone,
+                    skin.censor_flags
+                );
+            }
+        }
+    }
     say!(out, "animations:");
     for (a, scene) in model.animations().iter().enumerate() {
         say!(
             out,
-            "  {a:4} {:<32} frames {}..{} at {} fps{}",
+            "  {a:4} {:<32} frames {}..{} at {} fps{}{}",
             scene.name.to_string(),
             scene.first_frame,
             scene.first_frame + scene.frame_count,
             scene.fps,
-            if scene.looping { ", looping" } else { "" }
+            if scene.looping { ", looping" } else { "" },
+            if scene.moving {
+                format!(", moves {}", scene.distance)
+            } else {
+                String::new()
+            }
         );
+        for e in model.animation_events(a as u32) {
+            let bone = (model.bones().get(e.bone as usize))
+                .map_or("no bone".to_owned(), |b| b.name.to_string());
+            say!(
+                out,
+                "         at {:.3} s: {} = {} ({bone})",
+                e.time,
+                e.key,
+                e.value
+            );
+        }
     }
     say!(out, "frames:");
     for (f, frame) in model.frames().iter().enumerate() {

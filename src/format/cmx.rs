@@ -33,8 +33,10 @@
 //! A skeleton becomes a model: bones in file order, parents found by name among the bones before
 //! (a parent must come first), one frame "rest" with local poses `T(t) * R(q)^T` (FORMATS §4.3:
 //! the rotation is the transpose of the textbook matrix of (x, y, z, w)), y up and left-handed.
-//! A file without a skeleton (a suit or skill file) loads as a model with no bones; [`parse`]
-//! gives everything the file holds.
+//! A file's suits are the model's (each property numbered with its list), with or without a
+//! skeleton; a file without one (a suit or skill file) loads as a model with no bones. A skill
+//! plays on a skeleton ([`Model::with_skills`](crate::Model::with_skills)), which makes its
+//! motions' time properties events of its scene. [`parse`] gives everything the file holds.
 //!
 //! Writing: [`write_character`] writes a [`CharacterFile`] as text (version 300, in the retail
 //! files' layout and number format) or BCF; [`write_cmx`] and [`write_bcf`] write a model's
@@ -51,6 +53,7 @@ use crate::format::{Checker, Format, LoadOptions, total};
 use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
 
+pub(crate) use skill::skill_events;
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
 pub use write::{DEFAULT_SKELETON_NAME, write_bcf, write_character, write_cmx};
@@ -373,8 +376,10 @@ fn model_parts(
     let mut parts = ModelParts::new(format);
     parts.up_axis = 1;
     parts.handedness = -1;
+    parts.suits = model_suits(&file.suits, ck)?;
     let Some(sk) = file.find_skeleton(skeleton)? else {
-        // A suit or skill file: nothing to pose; `parse` gives its suits and skills.
+        // A suit or skill file: nothing to pose. Its suits are the model's; its skills play on
+        // a skeleton (`Model::with_skills`), and `parse` gives everything it holds.
         return Ok(parts);
     };
     // Per bone its share (BONE_BYTES) and its name; and the one frame, the rest pose.
@@ -405,6 +410,67 @@ fn model_parts(
         parts.frames.push(Frame::named("rest"));
     }
     Ok(parts)
+}
+
+/// Memory one property, suit or skin takes in a model, beside its names' bytes.
+const PROPERTY_BYTES: u64 = std::mem::size_of::<model::Property>() as u64 + 2;
+const SUIT_BYTES: u64 = std::mem::size_of::<model::Suit>() as u64 + 1;
+const SKIN_BYTES: u64 = std::mem::size_of::<model::SuitSkin>() as u64 + 2;
+
+/// A file's suits as the model keeps them: each property with the number of its list.
+fn model_suits(suits: &[Suit], ck: &Checker) -> Result<Vec<model::Suit>> {
+    let len = |n: &Name| n.as_bytes().len() as u64;
+    let props = |lists: &[PropertyList]| {
+        let p = lists.iter().flatten();
+        let names = total(p.clone().map(|p| len(&p.key).saturating_add(len(&p.value))));
+        (p.count() as u64)
+            .saturating_mul(PROPERTY_BYTES)
+            .saturating_add(names)
+    };
+    let mut need = 0u64;
+    for suit in suits {
+        need = total(
+            [
+                need,
+                SUIT_BYTES,
+                len(&suit.name),
+                props(&suit.property_lists),
+            ]
+            .into_iter(),
+        );
+        for k in &suit.skins {
+            let names = len(&k.bone).saturating_add(len(&k.name));
+            need = total([need, SKIN_BYTES, names, props(&k.property_lists)].into_iter());
+        }
+    }
+    ck.reserve(need, "the suits")?;
+    let properties = |l: &[PropertyList]| -> Vec<model::Property> {
+        (l.iter().enumerate())
+            .flat_map(|(i, list)| {
+                list.iter().map(move |p| model::Property {
+                    list: u32::try_from(i).unwrap_or(u32::MAX),
+                    key: p.key.clone(),
+                    value: p.value.clone(),
+                })
+            })
+            .collect()
+    };
+    Ok(suits
+        .iter()
+        .map(|suit| model::Suit {
+            name: suit.name.clone(),
+            kind: suit.suit_type,
+            properties: properties(&suit.property_lists),
+            skins: (suit.skins.iter())
+                .map(|k| model::SuitSkin {
+                    bone: k.bone.clone(),
+                    mesh: k.name.clone(),
+                    censor_flags: k.censor_flags,
+                    properties: properties(&k.property_lists),
+                })
+                .collect(),
+        })
+        .collect())
 }
 
 /// Reads a float and reports NaN or infinity (0 stands in when validating).

@@ -408,6 +408,7 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
             frame_count: 1,
             fps: DEFAULT_FPS,
             looping: true,
+            ..Animation::default()
         })
         .collect();
     Ok(Some(ModelParts {

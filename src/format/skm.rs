@@ -323,6 +323,7 @@ pub(crate) fn read_skp(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             frame_count: 1,
             fps: DEFAULT_FPS,
             looping: true,
+            ..Animation::default()
         })
         .collect();
     let mut parts = ModelParts::new(Format::Skp);

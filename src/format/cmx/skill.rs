@@ -20,7 +20,7 @@ use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
 use crate::error::{Error, Result};
 use crate::format::{LoadOptions, cfp};
 use crate::math::Mat3x4;
-use crate::model::{Animation, Frame, Model, Name};
+use crate::model::{Animation, AnimationEvent, Frame, Model, Name};
 
 /// The rate of a skill without a usable duration: the game's 33.3 ms frame.
 const DEFAULT_FPS: f32 = 30.0;
@@ -279,8 +279,34 @@ fn sample(
             .to_string_lossy()
             .to_ascii_lowercase()
             .contains("loop"),
+        distance: s.distance,
+        moving: s.moving,
     };
     Ok((frames, poses, animation))
+}
+
+/// The events of skill `s`, its motions' time properties, as events of scene `animation` played
+/// on `skeleton`: one per property, at its time (ms in the file) in seconds, on the motion's
+/// bone (-1 where the skeleton lacks it: the event still happens), in file order.
+pub(crate) fn skill_events(skeleton: &Model, s: &Skill, animation: u32) -> Vec<AnimationEvent> {
+    let mut events = Vec::new();
+    for motion in &s.motions {
+        let bone = find_bone(skeleton, &motion.bone)
+            .and_then(|b| i32::try_from(b).ok())
+            .unwrap_or(-1);
+        for entry in motion.time_property_lists.iter().flatten() {
+            for p in &entry.properties {
+                events.push(AnimationEvent {
+                    animation,
+                    time: (f64::from(entry.time) / 1000.0) as f32,
+                    bone,
+                    key: p.key.clone(),
+                    value: p.value.clone(),
+                });
+            }
+        }
+    }
+    events
 }
 
 /// A new model: `skeleton` with the frames and scene of a skill appended after its own frames.
@@ -292,6 +318,10 @@ pub fn with_skill(
 ) -> Result<Model> {
     let (frames, poses, animation) = skill_frames(skeleton, character, skill, cfp)?;
     let mut parts = skeleton.to_parts();
+    let scene = u32::try_from(parts.animations.len()).unwrap_or(u32::MAX);
+    if let Some(s) = character.skills.get(skill) {
+        parts.events.extend(skill_events(skeleton, s, scene));
+    }
     parts.frames.extend(frames);
     parts.poses.extend(poses);
     parts.animations.push(animation);

@@ -10,14 +10,14 @@
 use byteorder::LittleEndian;
 
 use super::{
-    Bone, CharacterFile, Motion, NO_PARENT, PropertyList, Skeleton, Skill, Suit, TimePropertyList,
-    normalised, run_fits,
+    Bone, CharacterFile, Motion, NO_PARENT, Property, PropertyList, Skeleton, Skill, Skin, Suit,
+    TimePropertyList, normalised, run_fits,
 };
 use crate::error::{Error, Result};
 use crate::format::binary::{put_f32, put_u32};
 use crate::format::text::{c_g, exact_text};
 use crate::math::Mat3x4;
-use crate::model::{Model, Name};
+use crate::model::{self, Model, Name};
 
 /// The first two lines of every retail CMX: a comment the game skips, and the version.
 const HEADER: &[u8] = b"// Character File. Copyright 1997, Maxis Inc.\r\nversion 300\r\n";
@@ -528,26 +528,72 @@ fn rest(pose: &Mat3x4, what: &dyn Fn() -> String) -> Result<([f32; 3], [f32; 4])
     Ok((d.translation, normalised(q).unwrap_or([0.0, 0.0, 0.0, 1.0])))
 }
 
-fn one_skeleton(model: &Model) -> Result<CharacterFile> {
-    Ok(CharacterFile {
-        version: Some(300),
-        skeletons: vec![Skeleton::from_model(
+/// A model's property list entries as property lists: one list per list number that has
+/// entries, in order of number, each with its entries in order (a model keeps no empty list).
+fn property_lists(properties: &[model::Property]) -> Vec<PropertyList> {
+    let mut sorted: Vec<&model::Property> = properties.iter().collect();
+    sorted.sort_by_key(|p| p.list);
+    sorted
+        .chunk_by(|a, b| a.list == b.list)
+        .map(|list| {
+            (list.iter())
+                .map(|p| Property {
+                    key: p.key.clone(),
+                    value: p.value.clone(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A model's suits as a character file's.
+fn file_suits(model: &Model) -> Vec<Suit> {
+    (model.suits().iter())
+        .map(|suit| Suit {
+            name: suit.name.clone(),
+            suit_type: suit.kind,
+            property_lists: property_lists(&suit.properties),
+            skins: (suit.skins.iter())
+                .map(|k| Skin {
+                    bone: k.bone.clone(),
+                    name: k.mesh.clone(),
+                    censor_flags: k.censor_flags,
+                    property_lists: property_lists(&k.properties),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The character file of a model: its skeleton, when it has bones, and its suits.
+fn model_file(model: &Model) -> Result<CharacterFile> {
+    let skeletons = if model.bones().is_empty() && !model.suits().is_empty() {
+        Vec::new()
+    } else {
+        vec![Skeleton::from_model(
             model,
             Name::from(DEFAULT_SKELETON_NAME),
-        )?],
+        )?]
+    };
+    Ok(CharacterFile {
+        version: Some(300),
+        skeletons,
+        suits: file_suits(model),
         ..CharacterFile::default()
     })
 }
 
-/// Writes a model's skeleton as CMX text: one skeleton named [`DEFAULT_SKELETON_NAME`], as
-/// [`Skeleton::from_model`] makes it; no suits, no skills.
+/// Writes a model as CMX text: its skeleton as one skeleton named [`DEFAULT_SKELETON_NAME`], as
+/// [`Skeleton::from_model`] makes it (a model of suits alone has none), and its suits; no
+/// skills (a skill's numbers live in its CFP). A model keeps property lists by their entries, so
+/// a suit's or skin's lists without entries are not written back.
 pub fn write_cmx(model: &Model) -> Result<Vec<u8>> {
-    write_character(&one_skeleton(model)?, false)
+    write_character(&model_file(model)?, false)
 }
 
 /// Writes a model's skeleton as a BCF, as [`write_cmx`].
 pub fn write_bcf(model: &Model) -> Result<Vec<u8>> {
-    write_character(&one_skeleton(model)?, true)
+    write_character(&model_file(model)?, true)
 }
 
 #[cfg(test)]

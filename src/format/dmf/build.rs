@@ -277,6 +277,7 @@ pub(crate) fn build(
             frame_count: count as u32,
             fps: f32::from(fps),
             looping: false,
+            ..Animation::default()
         });
         debug_assert_eq!(set.animation as usize, a);
     }
