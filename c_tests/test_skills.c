@@ -286,6 +286,49 @@ static void check_scene(const ossa_model *model, uint32_t scene, const fx_buf *c
     check_context(NULL);
 }
 
+/* Scene `scene` is a2o-walking-loop: it moves the character 4.06978 units a play, and its
+   events are the file's time properties (ms, bone, key, value), by time and in file order at
+   one time. */
+static void check_walk_events(const ossa_model *model, uint32_t scene)
+{
+    static const struct {
+        unsigned ms;
+        const char *bone, *key, *value;
+    } listed[] = {
+        {0, "ROOT", "interruptable", "0"},    {0, "L_TOE02", "anchor", "1"},     {166, "ROOT", "footstep", "2"},
+        {366, "R_TOE02", "anchor", "2"},      {400, "L_TOE02", "anchor", "0"},   {466, "ROOT", "interruptable", "2"},
+        {600, "ROOT", "interruptable", "0"},  {800, "ROOT", "footstep", "1"},    {1000, "L_TOE02", "anchor", "1"},
+        {1033, "R_TOE02", "anchor", "0"},     {1100, "ROOT", "interruptable", "1"},
+        {1233, "ROOT", "interruptable", "0"},
+    };
+    const uint32_t n = (uint32_t)(sizeof listed / sizeof listed[0]);
+    ossa_animation_travel travel;
+    ossa_animation_event e;
+    uint32_t i;
+
+    check_context("walk events");
+    if (CHECK_OK(ossa_animation_get_travel(model, scene, &travel))) {
+        CHECK_NEAR(travel.distance, 4.06978, 1e-6);
+        CHECK_EQ_U(travel.moving, 1);
+    }
+    CHECK_EQ_U(ossa_animation_event_count(model, scene), n);
+    for (i = 0; i < n; i++) {
+        if (!CHECK_OK(ossa_animation_get_event(model, scene, i, &e)))
+            continue;
+        CHECK_NEAR(e.time, listed[i].ms / 1000.0, 1e-6);
+        CHECK_EQ_I(e.bone, ossa_model_find_bone(model, listed[i].bone));
+        CHECK_STR(e.key, listed[i].key);
+        CHECK_STR(e.value, listed[i].value);
+    }
+    CHECK_RESULT(ossa_animation_get_event(model, scene, n, &e), OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_RESULT(ossa_animation_get_event(model, 99, 0, &e), OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_RESULT(ossa_animation_get_event(model, scene, 0, NULL), OSSA_ERR_NULL_ARGUMENT);
+    CHECK_RESULT(ossa_animation_get_travel(model, 99, &travel), OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_U(ossa_animation_event_count(model, 99), 0);
+    CHECK_EQ_U(ossa_animation_event_count(NULL, scene), 0);
+    check_context(NULL);
+}
+
 /* ---- the tests ---- */
 
 static void test_add_skills(const corpus *c)
@@ -346,6 +389,16 @@ static void test_add_skills(const corpus *c)
     check_scene(model, 0, &c->idle, "a2o-idle1", 1);
     check_scene(model, 1, &c->walking, "a2o-walking-fast-loop", 61);
     check_scene(model, 2, &c->walking, "a2o-walking-loop", 81);
+    check_walk_events(model, 2);
+    /* The idle stands: no travel, no events. */
+    {
+        ossa_animation_travel travel;
+        if (CHECK_OK(ossa_animation_get_travel(model, 0, &travel))) {
+            CHECK_EQ_U(travel.moving, 0);
+            CHECK_NEAR(travel.distance, 0.0, 0.0);
+        }
+        CHECK_EQ_U(ossa_animation_event_count(model, 0), 0);
+    }
 
     /* Frame 0 is the rest pose still: the same bones and bind mesh as the body without skills. */
     {

@@ -422,6 +422,82 @@ typedef struct ossa_animation_info {
   uint32_t looping;
 } ossa_animation_info;
 
+/**
+ * Something that happens at a time of an animation scene (a Sims skill's time property:
+ * `footstep`, `anchor`, `xevt`...).
+ */
+typedef struct ossa_animation_event {
+  /**
+   * seconds from the scene's start
+   */
+  float time;
+  /**
+   * the bone whose motion carries it; -1 where the skeleton has no such bone
+   */
+  int32_t bone;
+  const char *key;
+  const char *value;
+} ossa_animation_event;
+
+/**
+ * How far a scene moves the character, where the file says (a Sims skill's distance and
+ * moving flag); 0 and 0 elsewhere.
+ */
+typedef struct ossa_animation_travel {
+  /**
+   * model units per play
+   */
+  float distance;
+  /**
+   * 1: the scene moves the character
+   */
+  uint32_t moving;
+} ossa_animation_travel;
+
+/**
+ * An outfit a character file lists (Sims CMX suit): which meshes go on which bones.
+ */
+typedef struct ossa_suit_info {
+  const char *name;
+  /**
+   * the file's suit type (0 normal, 1 censor in the game's files)
+   */
+  uint32_t kind;
+  uint32_t skin_count;
+  uint32_t property_count;
+} ossa_suit_info;
+
+/**
+ * One mesh of a suit.
+ */
+typedef struct ossa_suit_skin {
+  /**
+   * the bone the mesh hangs on
+   */
+  const char *bone;
+  /**
+   * the mesh's file name without its extension (.skn or .bmf)
+   */
+  const char *mesh;
+  /**
+   * the body parts a censor mesh covers
+   */
+  uint32_t censor_flags;
+  uint32_t property_count;
+} ossa_suit_skin;
+
+/**
+ * A key and its value from one of a file's property lists; keys need not be unique.
+ */
+typedef struct ossa_property {
+  /**
+   * which of the owner's property lists it is in, from 0
+   */
+  uint32_t list;
+  const char *key;
+  const char *value;
+} ossa_property;
+
 typedef struct ossa_frame_blend {
   uint32_t frame;
   float weight;
@@ -710,6 +786,88 @@ const uint8_t *ossa_mesh_colors(const struct ossa_model *model, uint32_t mesh);
 uint32_t ossa_model_get_animation(const struct ossa_model *model,
                                   uint32_t animation,
                                   struct ossa_animation_info *out);
+
+/**
+ * How many events scene `animation` has; 0 for NULL or past the last scene.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+uint32_t ossa_animation_event_count(const struct ossa_model *model, uint32_t animation);
+
+/**
+ * Event `event` of scene `animation`; a scene's events come in order of time (file order
+ * among equal times).
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_animation_get_event(const struct ossa_model *model,
+                                  uint32_t animation,
+                                  uint32_t event,
+                                  struct ossa_animation_event *out);
+
+/**
+ * How far scene `animation` moves the character, where the file says.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_animation_get_travel(const struct ossa_model *model,
+                                   uint32_t animation,
+                                   struct ossa_animation_travel *out);
+
+/**
+ * How many suits the model's character file lists (Sims CMX); 0 for NULL.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+uint32_t ossa_model_suit_count(const struct ossa_model *model);
+
+/**
+ * Suit `suit`: its name, type and how many skins and properties it has.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_model_get_suit(const struct ossa_model *model,
+                             uint32_t suit,
+                             struct ossa_suit_info *out);
+
+/**
+ * Skin `skin` of suit `suit`: the mesh and the bone it hangs on.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_suit_get_skin(const struct ossa_model *model,
+                            uint32_t suit,
+                            uint32_t skin,
+                            struct ossa_suit_skin *out);
+
+/**
+ * Property `property` of suit `suit`, in file order.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_suit_get_property(const struct ossa_model *model,
+                                uint32_t suit,
+                                uint32_t property,
+                                struct ossa_property *out);
+
+/**
+ * Property `property` of skin `skin` of suit `suit`, in file order.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_suit_skin_get_property(const struct ossa_model *model,
+                                     uint32_t suit,
+                                     uint32_t skin,
+                                     uint32_t property,
+                                     struct ossa_property *out);
 
 /**
  * The frames to pose for `animation` at `seconds` since it started: one or two blends with
