@@ -811,6 +811,193 @@ left\r
 /// The same file in version 200: bones without property lists, two flags, no wiggle values.
 const SMALL_200: &str = "// prototype\nversion 200\n1\ntiny\n2\nROOT\nNULL\n| 0 3 0 |\n| 0 0 0 1 |\n1\n1\nHEAD\nROOT\n| 0 1 0 |\n| 0 0.7071068 0 0.7071068 |\n0\n1\n0\n0\n";
 
+/// Two skeletons in one file, `adult` then `child`, each ROOT > SPINE > HEAD without rotations,
+/// so a joint is the sum of its translations: adult HEAD (0, 3 + 1.5 + 0.75, 0.25) = (0, 5.25,
+/// 0.25), child HEAD (0, 2 + 1 + 0.5, 0.125) = (0, 3.5, 0.125). The C tests embed the same text.
+const TWO_SKELETONS: &str = "// Character File. Copyright 1997, Maxis Inc.\r
+version 300\r
+2\r
+adult\r
+3\r
+ROOT\r
+NULL\r
+0\r
+| 0 3 0 |\r
+| 0 0 0 1 |\r
+1\r
+1\r
+1\r
+0\r
+0\r
+SPINE\r
+ROOT\r
+0\r
+| 0 1.5 0 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+HEAD\r
+SPINE\r
+0\r
+| 0 0.75 0.25 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+child\r
+3\r
+ROOT\r
+NULL\r
+0\r
+| 0 2 0 |\r
+| 0 0 0 1 |\r
+1\r
+1\r
+1\r
+0\r
+0\r
+SPINE\r
+ROOT\r
+0\r
+| 0 1 0 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+HEAD\r
+SPINE\r
+0\r
+| 0 0.5 0.125 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+0\r
+0\r
+";
+
+/// The joints of TWO_SKELETONS' skeletons, summed here from the file's translations.
+fn summed_joints(translations: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let mut out = [[0.0; 3]; 3];
+    let mut at = [0.0; 3];
+    for (o, t) in out.iter_mut().zip(translations) {
+        for k in 0..3 {
+            at[k] += t[k];
+        }
+        *o = at;
+    }
+    out
+}
+
+/// Loads `data` as `format`, choosing `skeleton`.
+fn load_skeleton(data: &[u8], format: Format, skeleton: Option<&str>) -> ossa::Result<Model> {
+    Model::load(
+        data,
+        &LoadOptions {
+            format,
+            skeleton: skeleton.map(str::to_owned),
+            ..LoadOptions::default()
+        },
+    )
+}
+
+#[test]
+fn a_skeleton_is_chosen_by_name_from_a_file_of_two() {
+    let adult = summed_joints([[0.0, 3.0, 0.0], [0.0, 1.5, 0.0], [0.0, 0.75, 0.25]]);
+    let child = summed_joints([[0.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.125]]);
+    assert_eq!(adult[2], [0.0, 5.25, 0.25]);
+    assert_eq!(child[2], [0.0, 3.5, 0.125]);
+
+    let file = cmx::parse(TWO_SKELETONS.as_bytes()).unwrap();
+    let names: Vec<String> = file.skeletons.iter().map(|s| s.name.to_string()).collect();
+    assert_eq!(names, ["adult", "child"]);
+    // The text is in the retail layout: the writer gives it back byte for byte.
+    assert_eq!(
+        String::from_utf8(cmx::write_character(&file, false).unwrap()).unwrap(),
+        TWO_SKELETONS
+    );
+    let bcf = cmx::write_character(&file, true).unwrap();
+    assert!(!cmx::is_text(&bcf));
+    let mut back = cmx::parse(&bcf).unwrap();
+    back.version = file.version;
+    assert_eq!(back, file);
+
+    for (data, format) in [
+        (TWO_SKELETONS.as_bytes(), Format::SimsCmx),
+        (&bcf[..], Format::SimsBcf),
+    ] {
+        let what = format.name();
+        for (choice, want) in [
+            (None, adult),
+            (Some("adult"), adult),
+            (Some("child"), child),
+            (Some("CHILD"), child),
+            (Some("Adult"), adult),
+        ] {
+            let model = load_skeleton(data, format, choice)
+                .unwrap_or_else(|e| panic!("{what} {choice:?}: {e}"));
+            assert_eq!(model.format(), format);
+            let bones: Vec<String> = model.bones().iter().map(|b| b.name.to_string()).collect();
+            assert_eq!(bones, ["ROOT", "SPINE", "HEAD"], "{what} {choice:?}");
+            let parents: Vec<i32> = model.bones().iter().map(|b| b.parent).collect();
+            assert_eq!(parents, [-1, 0, 1], "{what} {choice:?}");
+            for (b, (m, w)) in model.skeleton().bind_pose().iter().zip(want).enumerate() {
+                // Sums of a few binary fractions: exact in f32.
+                assert_eq!(
+                    m.translation().map(f64::from),
+                    w,
+                    "{what} {choice:?} bone {b}"
+                );
+            }
+            let posed = frame_pose(&model, 0);
+            assert_eq!(posed[2].translation().map(f64::from), want[2]);
+        }
+        let e = load_skeleton(data, format, Some("teen")).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::NotFound, "{what}: {e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("no skeleton named \"teen\" (it has adult, child)"),
+            "{what}: {message}"
+        );
+    }
+
+    // An exact name wins over an earlier one that differs only in case; a name matching
+    // neither exactly is the first that matches ignoring case.
+    let mut three = file.clone();
+    let mut upper = three.skeletons[1].clone();
+    upper.name = ossa::Name::from("CHILD");
+    upper.bones[0].translation = [0.0, 1.0, 0.0];
+    three.skeletons.insert(1, upper);
+    let text = cmx::write_character(&three, false).unwrap();
+    let upper_head = summed_joints([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.125]])[2];
+    for (choice, want) in [
+        ("CHILD", upper_head),
+        ("child", child[2]),
+        ("Child", upper_head),
+    ] {
+        let model = load_skeleton(&text, Format::SimsCmx, Some(choice)).unwrap();
+        assert_eq!(
+            model.skeleton().bind_pose()[2].translation().map(f64::from),
+            want,
+            "{choice}"
+        );
+    }
+    let e = load_skeleton(&text, Format::SimsCmx, Some("teen")).unwrap_err();
+    assert!(
+        e.to_string().contains("(it has adult, CHILD, child)"),
+        "{e}"
+    );
+}
+
 /// BCF bytes of a character file, written from its fields (the layout of FORMATS §4.2 and the
 /// module documentation), for tests that need binary input.
 fn write_bcf(file: &CharacterFile) -> Vec<u8> {
