@@ -1210,6 +1210,171 @@ fn skill_frames_keep_the_rest_pose_where_nothing_moves() {
     );
 }
 
+/// A quaternion (x, y, z, w) in f64.
+type Q64 = [f64; 4];
+
+fn dot64(a: Q64, b: Q64) -> f64 {
+    a.iter().zip(&b).map(|(x, y)| x * y).sum()
+}
+
+/// Spherical interpolation from `a` to `b` (as given: no hemisphere is chosen here), in f64.
+fn slerp64(a: Q64, b: Q64, f: f64) -> Q64 {
+    let d = dot64(a, b).clamp(-1.0, 1.0);
+    let theta = d.acos();
+    let (wa, wb) = if theta.sin().abs() < 1e-12 {
+        (1.0 - f, f)
+    } else {
+        (
+            ((1.0 - f) * theta).sin() / theta.sin(),
+            (f * theta).sin() / theta.sin(),
+        )
+    };
+    let q = [0, 1, 2, 3].map(|k| wa * a[k] + wb * b[k]);
+    let n = dot64(q, q).sqrt();
+    q.map(|c| c / n)
+}
+
+/// Normalised linear interpolation from `a` to `b` (as given), in f64.
+fn nlerp64(a: Q64, b: Q64, f: f64) -> Q64 {
+    let q = [0, 1, 2, 3].map(|k| (1.0 - f) * a[k] + f * b[k]);
+    let n = dot64(q, q).sqrt();
+    q.map(|c| c / n)
+}
+
+/// The rotation part of a Sims local pose, `R(q)^T`, row-major, from the textbook R(q).
+fn sims_rotation64(q: Q64) -> [[f64; 3]; 3] {
+    let n = dot64(q, q).sqrt();
+    let [x, y, z, w] = q.map(|c| c / n);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    [0, 1, 2].map(|row| [0, 1, 2].map(|col| r[col][row]))
+}
+
+/// The largest difference between a pose's rotation and `want`.
+fn rotation_error(pose: &Mat3x4, want: [[f64; 3]; 3]) -> f64 {
+    let mut worst = 0.0f64;
+    for (row, w) in want.iter().enumerate() {
+        for (col, w) in w.iter().enumerate() {
+            worst = worst.max((pose.m[row * 4 + col] as f64 - w).abs());
+        }
+    }
+    worst
+}
+
+/// A rotation motion of 3 frames stretched over a skill of 4 whose consecutive keys lie in
+/// opposite hemispheres (negative dot product): the in-between frames are the hemisphere-aligned
+/// slerp of the two keys around them, not the long way round that interpolating the stored signs
+/// would take.
+#[test]
+fn a_shorter_rotation_motion_interpolates_across_a_sign_flip() {
+    let file = cmx::parse(SMALL.as_bytes()).unwrap();
+    let model = load(SMALL.as_bytes(), Format::SimsCmx);
+    let rest = model.skeleton().frame_poses(0).unwrap().to_vec();
+
+    // CHEST turns about the axis (1, 2, 2) / 3 by 0.2, 0.9 and 1.6 radians; key 1 is stored
+    // negated, so keys 0 and 1, and keys 1 and 2, have negative dot products.
+    let axis = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let turn = |angle: f64, sign: f64| -> [f32; 4] {
+        let (s, c) = (angle / 2.0).sin_cos();
+        [
+            (sign * axis[0] * s) as f32,
+            (sign * axis[1] * s) as f32,
+            (sign * axis[2] * s) as f32,
+            (sign * c) as f32,
+        ]
+    };
+    let chest = [turn(0.2, 1.0), turn(0.9, -1.0), turn(1.6, 1.0)];
+    let key = |k: usize| chest[k].map(f64::from);
+    assert!(dot64(key(0), key(1)) < -0.9 && dot64(key(1), key(2)) < -0.9);
+    // HEAD holds its rest rotation, as the file gives it, over the skill's 4 frames.
+    let head = file.skeletons[0].bones[2].rotation;
+    let mut rotations = vec![head; 4];
+    rotations.extend_from_slice(&chest);
+    let cfp_bytes = cfp::encode_skill(&[], &rotations, None);
+
+    let motion = |bone: &str, frames: u32, offset: i32| cmx::Motion {
+        bone: ossa::Name::from(bone),
+        frame_count: frames,
+        duration: 133.0,
+        has_translation: false,
+        has_rotation: true,
+        translation_offset: -1,
+        rotation_offset: offset,
+        property_lists: Vec::new(),
+        time_property_lists: Vec::new(),
+    };
+    let mut character = file.clone();
+    character.skills = vec![cmx::Skill {
+        name: ossa::Name::from("turn"),
+        animation: ossa::Name::from("xskill-turn"),
+        duration: 133.0,
+        distance: 0.0,
+        moving: false,
+        translation_count: 0,
+        rotation_count: 7,
+        motions: vec![motion("HEAD", 4, 0), motion("CHEST", 3, 4)],
+    }];
+    let (frames, poses, anim) = cmx::skill_frames(&model, &character, 0, &cfp_bytes).unwrap();
+    assert_eq!((frames.len(), anim.frame_count), (4, 4));
+    let chest_pose = |f: usize| poses[f * 3 + 1];
+
+    // Skill frame f is the motion's frame f * 3 / 4: 0, 0.75, 1.5 and 2.25 (past the last key:
+    // held at key 2).
+    let aligned = |k: usize| -> (Q64, Q64) {
+        let (a, b) = (key(k), key(k + 1));
+        let b = if dot64(a, b) < 0.0 { b.map(|c| -c) } else { b };
+        (a, b)
+    };
+    let (a0, b0) = aligned(0);
+    let (a1, b1) = aligned(1);
+    let want = [key(0), slerp64(a0, b0, 0.75), slerp64(a1, b1, 0.5), key(2)];
+    // The keys share an axis, so the aligned slerp turns by the interpolated angle:
+    // 0.2 + 0.75 * 0.7 = 0.725 and 0.9 + 0.5 * 0.7 = 1.25 radians.
+    for (f, angle) in [(1, 0.725), (2, 1.25)] {
+        let (s, c) = (angle / 2.0f64).sin_cos();
+        let closed = [axis[0] * s, axis[1] * s, axis[2] * s, c];
+        assert!(
+            (dot64(want[f], closed).abs() - 1.0).abs() < 1e-12,
+            "frame {f}"
+        );
+    }
+    // At the midpoint the normalised linear interpolation of the aligned keys is the same.
+    let mid = nlerp64(a1, b1, 0.5);
+    assert!((dot64(mid, want[2]).abs() - 1.0).abs() < 1e-12);
+
+    for (f, w) in want.iter().enumerate() {
+        let p = chest_pose(f);
+        let err = rotation_error(&p, sims_rotation64(*w));
+        assert!(err < 2e-6, "frame {f}: off by {err}: {p:?}");
+        // CHEST's translation is the rest one: only its rotation moves.
+        assert_eq!(p.translation(), rest[1].translation(), "frame {f}");
+        // HEAD's one key per frame is its own.
+        assert_eq!(poses[f * 3 + 2], rest[2], "frame {f}");
+        assert_eq!(poses[f * 3], rest[0], "frame {f}");
+    }
+    // The interpolation of the stored signs goes the long way round: far from what is sampled.
+    for (f, k, t) in [(1, 0, 0.75), (2, 1, 0.5)] {
+        let wrong = slerp64(key(k), key(k + 1), t);
+        let err = rotation_error(&chest_pose(f), sims_rotation64(wrong));
+        assert!(err > 0.5, "frame {f}: within {err} of the long way round");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile input
 // ---------------------------------------------------------------------------------------------
