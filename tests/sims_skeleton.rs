@@ -629,6 +629,69 @@ fn angle_between(a: &Mat3x4, b: &Mat3x4) -> f32 {
     2.0 * qa.dot(qb).abs().min(1.0).acos()
 }
 
+/// How far (per coordinate) a joint may lie outside the box its two frames span while the
+/// scene blends them. A turning parent carries a child along an arc, which bulges out of the
+/// chord by `tan(turn / 4) / 2` of its length, 0.13 for the 60 degrees a chain of bones may turn
+/// in a frame; and bones that turn against each other can swing a joint out and back to nearly
+/// where it was (the corpus: at most 0.002 where a joint moves less than 0.05).
+const BETWEEN_PER_STEP: f32 = 0.15;
+const BETWEEN_ABSOLUTE: f32 = 0.005;
+
+/// Checks scene `scene` of `model` at a quarter, half and three quarters of the way between each
+/// frame and the next: the blend is of those two frames with those weights, and each joint of
+/// the posed skeleton lies within the per-coordinate span of its two frames' joints, give or take
+/// `BETWEEN_ABSOLUTE` plus `BETWEEN_PER_STEP` of the distance the joint moves between them.
+/// Answers the largest distance found outside a span.
+fn between_frames_within_span(model: &Model, scene: usize, what: &str) -> f32 {
+    let anim = &model.animations()[scene];
+    let fps = f64::from(anim.fps);
+    let frames: Vec<Vec<Mat3x4>> = (0..anim.frame_count)
+        .map(|f| frame_pose(model, anim.first_frame + f))
+        .collect();
+    let mut worst = 0.0f32;
+    for f in 0..anim.frame_count.saturating_sub(1) {
+        let (a, b) = (&frames[f as usize], &frames[f as usize + 1]);
+        for t in [0.25, 0.5, 0.75] {
+            let seconds = (f64::from(f) + t) / fps;
+            let (blends, n) = model.animation_blend(scene, seconds).unwrap();
+            assert_eq!(n, 2, "{what} frame {f} + {t}");
+            assert_eq!(
+                (blends[0].frame, blends[1].frame),
+                (anim.first_frame + f, anim.first_frame + f + 1),
+                "{what} frame {f} + {t}"
+            );
+            assert!(
+                (f64::from(blends[1].weight) - t).abs() < 1e-4
+                    && (f64::from(blends[0].weight) - (1.0 - t)).abs() < 1e-4,
+                "{what} frame {f} + {t}: {blends:?}"
+            );
+            let mut posed = vec![Mat3x4::IDENTITY; model.bones().len()];
+            model.pose_frames(&blends[..n], None, &mut posed).unwrap();
+            for (bone, p) in posed.iter().enumerate() {
+                let (pa, pb, pp) = (
+                    a[bone].translation(),
+                    b[bone].translation(),
+                    p.translation(),
+                );
+                let step = (0..3).map(|k| (pa[k] - pb[k]).powi(2)).sum::<f32>().sqrt();
+                let tolerance = BETWEEN_ABSOLUTE + BETWEEN_PER_STEP * step;
+                for k in 0..3 {
+                    let (lo, hi) = (pa[k].min(pb[k]), pa[k].max(pb[k]));
+                    let out = (lo - pp[k]).max(pp[k] - hi).max(0.0);
+                    worst = worst.max(out);
+                    assert!(
+                        out <= tolerance,
+                        "{what} frame {f} + {t}, bone {bone} coordinate {k}: {} outside \
+                         {lo}..{hi} by more than {tolerance}",
+                        pp[k]
+                    );
+                }
+            }
+        }
+    }
+    worst
+}
+
 #[test]
 fn corpus_skills_play_on_the_adult_skeleton() {
     let Some(dir) = sims_dir("corpus_skills_play_on_the_adult_skeleton") else {
@@ -710,6 +773,16 @@ fn corpus_skills_play_on_the_adult_skeleton() {
                 s.name
             );
             assert!(head_min > 4.5, "{}: head at {head_min}", s.name);
+
+            // Between frames the pose moves from one frame's to the next: at times strictly
+            // between frames f and f + 1 the scene blends those two, and every joint lies within
+            // the box the two frames' joints span (a rotation carries a child along an arc, which
+            // bulges out of the box by a little).
+            let worst_out = between_frames_within_span(&model, 0, &s.name.to_string());
+            eprintln!(
+                "{}: between frames, joints at most {worst_out:.5} outside the span of the frames' joints",
+                s.name
+            );
             eprintln!(
                 "{}: {n} frames, {} ms, {:.2} fps, looping {}; lowest foot joint y {:.3}..{:.3}; ROOT y {:.3}..{:.3}; head y >= {head_min:.2}; largest step {:.1} deg / {:.3}",
                 s.name,
