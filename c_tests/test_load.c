@@ -1,4 +1,5 @@
-/* Loading from memory and from a path, and every error the DPM loader can give. */
+/* Loading from memory and from a path, every error the DPM loader can give, and choosing one
+   skeleton of a Sims CMX that has two. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <ctype.h>
@@ -683,6 +684,86 @@ static void test_tolerated(void)
     check_context(NULL);
 }
 
+/* A Sims CMX with two skeletons, `adult` then `child`, each ROOT > SPINE > HEAD without rotations
+   (tests/sims_skeleton.rs has the same file): HEAD is at the sum of the translations, adult
+   (0, 3 + 1.5 + 0.75, 0.25), child (0, 2 + 1 + 0.5, 0.125). */
+static const char TWO_SKELETONS[] =
+    "// Character File. Copyright 1997, Maxis Inc.\n"
+    "version 300\n"
+    "2\n"
+    "adult\n3\n"
+    "ROOT\nNULL\n0\n| 0 3 0 |\n| 0 0 0 1 |\n1\n1\n1\n0\n0\n"
+    "SPINE\nROOT\n0\n| 0 1.5 0 |\n| 0 0 0 1 |\n0\n1\n1\n0\n0\n"
+    "HEAD\nSPINE\n0\n| 0 0.75 0.25 |\n| 0 0 0 1 |\n0\n1\n1\n0\n0\n"
+    "child\n3\n"
+    "ROOT\nNULL\n0\n| 0 2 0 |\n| 0 0 0 1 |\n1\n1\n1\n0\n0\n"
+    "SPINE\nROOT\n0\n| 0 1 0 |\n| 0 0 0 1 |\n0\n1\n1\n0\n0\n"
+    "HEAD\nSPINE\n0\n| 0 0.5 0.125 |\n| 0 0 0 1 |\n0\n1\n1\n0\n0\n"
+    "0\n0\n";
+
+/* Loads TWO_SKELETONS choosing `name` and checks the bones and HEAD's rest position. */
+static void check_skeleton_choice(const char *name, double head_y, double head_z)
+{
+    static const char *const bones[3] = {"ROOT", "SPINE", "HEAD"};
+    ossa_load_options opt;
+    ossa_model *model = NULL;
+    ossa_model_info info;
+    ossa_bone_info bone;
+    ossa_frame_blend rest = {0, 1.0f};
+    ossa_mat3x4 posed[3];
+    ossa_error err;
+    uint32_t i;
+
+    check_context("skeleton %s", name ? name : "NULL");
+    ossa_load_options_init(&opt);
+    opt.name = "characters/two-skeletons.cmx";
+    opt.skeleton = name;
+    if (!CHECK_OK(ossa_load_memory((const uint8_t *)TWO_SKELETONS, strlen(TWO_SKELETONS), &opt, &model, &err)))
+        return;
+    CHECK_OK(ossa_model_get_info(model, &info));
+    CHECK_EQ_U(info.format, OSSA_FORMAT_SIMS_CMX);
+    CHECK_EQ_U(info.bone_count, 3);
+    CHECK_EQ_U(info.mesh_count, 0);
+    for (i = 0; i < 3 && i < info.bone_count; i++) {
+        CHECK_OK(ossa_model_get_bone(model, i, &bone));
+        CHECK_STR(bone.name, bones[i]);
+        CHECK_EQ_I(bone.parent, (int32_t)i - 1);
+    }
+    if (info.bone_count == 3 && CHECK_OK(ossa_pose_frames(model, &rest, 1, NULL, posed, 3))) {
+        CHECK_NEAR(posed[2].m[3], 0.0, 0.0);
+        CHECK_NEAR(posed[2].m[7], head_y, 0.0);
+        CHECK_NEAR(posed[2].m[11], head_z, 0.0);
+    }
+    ossa_model_free(model);
+}
+
+/* ossa_load_options.skeleton picks one skeleton of a multi-skeleton file: NULL the first, a
+   name exactly or else ignoring ASCII case; an unknown name is NOT_FOUND listing the names. */
+static void test_skeleton_choice(void)
+{
+    ossa_load_options opt;
+    ossa_model *out = SENTINEL;
+    ossa_error err;
+
+    check_skeleton_choice(NULL, 5.25, 0.25);
+    check_skeleton_choice("adult", 5.25, 0.25);
+    check_skeleton_choice("child", 3.5, 0.125);
+    check_skeleton_choice("CHILD", 3.5, 0.125);
+
+    check_context("skeleton teen");
+    ossa_load_options_init(&opt);
+    opt.format = OSSA_FORMAT_SIMS_CMX;
+    opt.skeleton = "teen";
+    preset_error(&err);
+    CHECK_RESULT(load_copy((const uint8_t *)TWO_SKELETONS, strlen(TWO_SKELETONS), &opt, &out, &err),
+                 OSSA_ERR_NOT_FOUND);
+    CHECK(out == SENTINEL);
+    check_error_record(&err, OSSA_ERR_NOT_FOUND, "teen", 0, 0);
+    if (!CHECK(strstr(err.message, "no skeleton named \"teen\" (it has adult, child)") != NULL))
+        fprintf(stderr, "    message \"%s\"\n", err.message);
+    check_context(NULL);
+}
+
 int main(void)
 {
     char dir[1024];
@@ -700,6 +781,7 @@ int main(void)
     test_unsupported();
     test_limit();
     test_tolerated();
+    test_skeleton_choice();
     if (fx_make_temp_dir(dir, sizeof dir) == 0) {
         test_load_file(dir);
         test_file_io_callbacks(dir);

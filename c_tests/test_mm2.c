@@ -10,7 +10,8 @@
  * 3. The same doll found beside the mesh by ossa_load_file and ossa_load_memory through io.
  * 4. Vertex colours: each corner's `c` record as 4 bytes through ossa_mesh_colors, kept by a save
  *    and a load; a file without `c` records has none.
- * 5. Errors carry their line; saving gives the files' text back. */
+ * 5. Errors carry their line; a mesh bound to a skeleton of another bone count is a mismatch;
+ *    saving gives the files' text back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -444,6 +445,34 @@ static void test_errors(void)
     CHECK_EQ_U(err.line, 2);
     CHECK_MESSAGE(err.message, "bone `a` has no offset");
     CHECK(model == NULL);
+
+    /* The doll's mesh (`matrices: 2`) on the documented four-bone skeleton: the counts differ,
+       so binding by index cannot be right, and the message gives both counts. */
+    {
+        ossa_model *mesh = NULL, *skel = NULL, *bound = NULL;
+        opt = options(OSSA_FORMAT_MM2_MOD, OSSA_LOAD_STRICT);
+        CHECK_OK(load_text(DOLL_MOD, &opt, &mesh, &err));
+        opt = options(OSSA_FORMAT_MM2_SKEL, 0);
+        CHECK_OK(load_text(SEED, &opt, &skel, &err));
+        if (mesh != NULL && skel != NULL) {
+            CHECK_RESULT(ossa_model_bind(mesh, skel, &bound, &err), OSSA_ERR_MISMATCH);
+            CHECK(bound == NULL);
+            CHECK_RESULT(err.result, OSSA_ERR_MISMATCH);
+            CHECK_MESSAGE(err.message, "the meshes use 2 bones");
+            CHECK_MESSAGE(err.message, "skeleton has 4");
+            /* The same mesh binds to the doll's own two bones. */
+            ossa_model_free(skel);
+            skel = NULL;
+            opt = options(OSSA_FORMAT_MM2_SKEL, OSSA_LOAD_STRICT);
+            CHECK_OK(load_text(DOLL_SKEL, &opt, &skel, &err));
+            if (skel != NULL) {
+                CHECK_OK(ossa_model_bind(mesh, skel, &bound, &err));
+                ossa_model_free(bound);
+            }
+        }
+        ossa_model_free(mesh);
+        ossa_model_free(skel);
+    }
     check_context(NULL);
 }
 

@@ -901,6 +901,103 @@ fn a_vertex_no_face_uses_is_left_out_with_a_warning() {
     );
 }
 
+/// A material no face uses is kept with the others (so face and mesh material indices keep
+/// pointing at the file's materials) but makes no mesh: "each material with faces becomes a
+/// mesh, in material order". Here the faceless material sits between two that have faces, and
+/// the faces come in the file in reverse material order.
+#[test]
+fn a_material_without_faces_is_kept_and_makes_no_mesh() {
+    let text = r#"{"format": "DASH", "version": "1.5",
+      "materials": [{"id": 0, "name": "a"}, {"id": 1, "name": "b"}, {"id": 2, "name": "c"}],
+      "vertices": [{"pos": [0, 0, 0]}, {"pos": [1, 0, 0]}, {"pos": [0, 1, 0]}, {"pos": [1, 1, 0]}],
+      "faces": [{"material": 2, "indices": [1, 3, 2]}, {"material": 0, "indices": [0, 1, 2]}]}"#;
+    let check = |m: &Model, what: &str| {
+        assert!(m.warnings().is_empty(), "{what}: {:?}", m.warnings());
+        let names: Vec<String> = m.materials().iter().map(|x| x.name.to_string()).collect();
+        assert_eq!(names, ["a", "b", "c"], "{what}");
+        let ids: Vec<i16> = m.materials().iter().map(|x| x.id).collect();
+        assert_eq!(ids, [0, 1, 2], "{what}");
+        let [first, second] = m.meshes() else {
+            panic!("{what}: {} meshes", m.meshes().len())
+        };
+        assert_eq!(
+            (first.shader().to_string(), first.material()),
+            ("a".into(), Some(0)),
+            "{what}"
+        );
+        assert_eq!(
+            (second.shader().to_string(), second.material()),
+            ("c".into(), Some(2)),
+            "{what}"
+        );
+        // Each mesh has its own face's corners, in the face's order.
+        assert_eq!(first.indices(), [0, 1, 2], "{what}");
+        assert_eq!(
+            first.bind_positions().unwrap(),
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            "{what}"
+        );
+        assert_eq!(second.indices(), [0, 1, 2], "{what}");
+        assert_eq!(
+            second.bind_positions().unwrap(),
+            [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+            "{what}"
+        );
+        assert_eq!(
+            m.meshes().iter().map(|x| x.material()).collect::<Vec<_>>(),
+            [Some(0), Some(2)],
+            "{what}"
+        );
+    };
+    let m = load(text.as_bytes(), Format::DmfJson);
+    check(&m, "JSON");
+    // Written and read again, the faceless material is still there and still makes no mesh.
+    let binary = dmf::write_binary(&m).unwrap();
+    check(&load(&binary, Format::Dmf), "written as binary");
+    let json = dmf::write_json(&m).unwrap();
+    check(&load(&json, Format::DmfJson), "written as JSON");
+
+    // The binary fixture with face 0 moved from "skin" to "cloth": "skin" (material 0) keeps
+    // every field but has no mesh; the one mesh is material 1's, with all three faces. Corners
+    // repeat a vertex with the same texcoord and colour only at vertex 2 (faces 0 and 1) and
+    // vertices 2 and 3 (faces 1 and 2).
+    let mut bytes = binary_fixture();
+    set_u16(&mut bytes, FACE, 1);
+    let m = load(&bytes, Format::Dmf);
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+    let [skin, cloth] = m.materials() else {
+        panic!("{} materials", m.materials().len())
+    };
+    assert_eq!(
+        (skin.name.to_string(), skin.texture, skin.alpha_test),
+        ("skin".into(), Some(0), 0.5)
+    );
+    assert_eq!(cloth.name.to_string(), "cloth");
+    let [mesh] = m.meshes() else {
+        panic!("{} meshes", m.meshes().len())
+    };
+    assert_eq!(
+        (mesh.shader().to_string(), mesh.material()),
+        ("cloth".into(), Some(1))
+    );
+    assert_eq!(mesh.indices(), [0, 1, 2, 3, 2, 4, 2, 5, 4]);
+    assert_eq!(
+        mesh.bind_positions().unwrap(),
+        [
+            [0.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [2.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [1.0, 2.0, 0.0],
+            [1.0, 1.0, 0.0]
+        ]
+    );
+    assert_eq!(
+        mesh.colors().unwrap(),
+        [WHITE, WHITE, WHITE, RED, WHITE, WHITE]
+    );
+}
+
 #[test]
 fn weight_sums_a_little_off_warn_and_strict_refuses() {
     let mut bytes = binary_fixture();

@@ -832,6 +832,16 @@ fn skeleton_oddities_are_warnings_in_the_default_mode() {
         6,
         "bone 2 `spine` has the name of bone 1",
     );
+    // A count off for a single bone says `1 bone`: the warning is read by people.
+    let model = tolerated(
+        "NumBones 2\nbone a {\noffset 1 0 0\n}\n",
+        Format::Mm2Skel,
+        1,
+        "NumBones says 2, the file has 1 bone",
+    );
+    assert_eq!(model.bones().len(), 1);
+    let w = model.warnings()[0].to_string();
+    assert!(w.ends_with("the file has 1 bone"), "{w}");
     // Several roots are kept as they are.
     let two = "NumBones 2\nbone a {\noffset 1 0 0\n}\nbone b {\noffset 0 2 0\n}\n";
     let model = Model::load(two.as_bytes(), &strict(Format::Mm2Skel)).unwrap();

@@ -629,6 +629,69 @@ fn angle_between(a: &Mat3x4, b: &Mat3x4) -> f32 {
     2.0 * qa.dot(qb).abs().min(1.0).acos()
 }
 
+/// How far (per coordinate) a joint may lie outside the box its two frames span while the
+/// scene blends them. A turning parent carries a child along an arc, which bulges out of the
+/// chord by `tan(turn / 4) / 2` of its length, 0.13 for the 60 degrees a chain of bones may turn
+/// in a frame; and bones that turn against each other can swing a joint out and back to nearly
+/// where it was (the corpus: at most 0.002 where a joint moves less than 0.05).
+const BETWEEN_PER_STEP: f32 = 0.15;
+const BETWEEN_ABSOLUTE: f32 = 0.005;
+
+/// Checks scene `scene` of `model` at a quarter, half and three quarters of the way between each
+/// frame and the next: the blend is of those two frames with those weights, and each joint of
+/// the posed skeleton lies within the per-coordinate span of its two frames' joints, give or take
+/// `BETWEEN_ABSOLUTE` plus `BETWEEN_PER_STEP` of the distance the joint moves between them.
+/// Answers the largest distance found outside a span.
+fn between_frames_within_span(model: &Model, scene: usize, what: &str) -> f32 {
+    let anim = &model.animations()[scene];
+    let fps = f64::from(anim.fps);
+    let frames: Vec<Vec<Mat3x4>> = (0..anim.frame_count)
+        .map(|f| frame_pose(model, anim.first_frame + f))
+        .collect();
+    let mut worst = 0.0f32;
+    for f in 0..anim.frame_count.saturating_sub(1) {
+        let (a, b) = (&frames[f as usize], &frames[f as usize + 1]);
+        for t in [0.25, 0.5, 0.75] {
+            let seconds = (f64::from(f) + t) / fps;
+            let (blends, n) = model.animation_blend(scene, seconds).unwrap();
+            assert_eq!(n, 2, "{what} frame {f} + {t}");
+            assert_eq!(
+                (blends[0].frame, blends[1].frame),
+                (anim.first_frame + f, anim.first_frame + f + 1),
+                "{what} frame {f} + {t}"
+            );
+            assert!(
+                (f64::from(blends[1].weight) - t).abs() < 1e-4
+                    && (f64::from(blends[0].weight) - (1.0 - t)).abs() < 1e-4,
+                "{what} frame {f} + {t}: {blends:?}"
+            );
+            let mut posed = vec![Mat3x4::IDENTITY; model.bones().len()];
+            model.pose_frames(&blends[..n], None, &mut posed).unwrap();
+            for (bone, p) in posed.iter().enumerate() {
+                let (pa, pb, pp) = (
+                    a[bone].translation(),
+                    b[bone].translation(),
+                    p.translation(),
+                );
+                let step = (0..3).map(|k| (pa[k] - pb[k]).powi(2)).sum::<f32>().sqrt();
+                let tolerance = BETWEEN_ABSOLUTE + BETWEEN_PER_STEP * step;
+                for k in 0..3 {
+                    let (lo, hi) = (pa[k].min(pb[k]), pa[k].max(pb[k]));
+                    let out = (lo - pp[k]).max(pp[k] - hi).max(0.0);
+                    worst = worst.max(out);
+                    assert!(
+                        out <= tolerance,
+                        "{what} frame {f} + {t}, bone {bone} coordinate {k}: {} outside \
+                         {lo}..{hi} by more than {tolerance}",
+                        pp[k]
+                    );
+                }
+            }
+        }
+    }
+    worst
+}
+
 #[test]
 fn corpus_skills_play_on_the_adult_skeleton() {
     let Some(dir) = sims_dir("corpus_skills_play_on_the_adult_skeleton") else {
@@ -710,6 +773,16 @@ fn corpus_skills_play_on_the_adult_skeleton() {
                 s.name
             );
             assert!(head_min > 4.5, "{}: head at {head_min}", s.name);
+
+            // Between frames the pose moves from one frame's to the next: at times strictly
+            // between frames f and f + 1 the scene blends those two, and every joint lies within
+            // the box the two frames' joints span (a rotation carries a child along an arc, which
+            // bulges out of the box by a little).
+            let worst_out = between_frames_within_span(&model, 0, &s.name.to_string());
+            eprintln!(
+                "{}: between frames, joints at most {worst_out:.5} outside the span of the frames' joints",
+                s.name
+            );
             eprintln!(
                 "{}: {n} frames, {} ms, {:.2} fps, looping {}; lowest foot joint y {:.3}..{:.3}; ROOT y {:.3}..{:.3}; head y >= {head_min:.2}; largest step {:.1} deg / {:.3}",
                 s.name,
@@ -810,6 +883,193 @@ left\r
 
 /// The same file in version 200: bones without property lists, two flags, no wiggle values.
 const SMALL_200: &str = "// prototype\nversion 200\n1\ntiny\n2\nROOT\nNULL\n| 0 3 0 |\n| 0 0 0 1 |\n1\n1\nHEAD\nROOT\n| 0 1 0 |\n| 0 0.7071068 0 0.7071068 |\n0\n1\n0\n0\n";
+
+/// Two skeletons in one file, `adult` then `child`, each ROOT > SPINE > HEAD without rotations,
+/// so a joint is the sum of its translations: adult HEAD (0, 3 + 1.5 + 0.75, 0.25) = (0, 5.25,
+/// 0.25), child HEAD (0, 2 + 1 + 0.5, 0.125) = (0, 3.5, 0.125). The C tests embed the same text.
+const TWO_SKELETONS: &str = "// Character File. Copyright 1997, Maxis Inc.\r
+version 300\r
+2\r
+adult\r
+3\r
+ROOT\r
+NULL\r
+0\r
+| 0 3 0 |\r
+| 0 0 0 1 |\r
+1\r
+1\r
+1\r
+0\r
+0\r
+SPINE\r
+ROOT\r
+0\r
+| 0 1.5 0 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+HEAD\r
+SPINE\r
+0\r
+| 0 0.75 0.25 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+child\r
+3\r
+ROOT\r
+NULL\r
+0\r
+| 0 2 0 |\r
+| 0 0 0 1 |\r
+1\r
+1\r
+1\r
+0\r
+0\r
+SPINE\r
+ROOT\r
+0\r
+| 0 1 0 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+HEAD\r
+SPINE\r
+0\r
+| 0 0.5 0.125 |\r
+| 0 0 0 1 |\r
+0\r
+1\r
+1\r
+0\r
+0\r
+0\r
+0\r
+";
+
+/// The joints of TWO_SKELETONS' skeletons, summed here from the file's translations.
+fn summed_joints(translations: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let mut out = [[0.0; 3]; 3];
+    let mut at = [0.0; 3];
+    for (o, t) in out.iter_mut().zip(translations) {
+        for k in 0..3 {
+            at[k] += t[k];
+        }
+        *o = at;
+    }
+    out
+}
+
+/// Loads `data` as `format`, choosing `skeleton`.
+fn load_skeleton(data: &[u8], format: Format, skeleton: Option<&str>) -> ossa::Result<Model> {
+    Model::load(
+        data,
+        &LoadOptions {
+            format,
+            skeleton: skeleton.map(str::to_owned),
+            ..LoadOptions::default()
+        },
+    )
+}
+
+#[test]
+fn a_skeleton_is_chosen_by_name_from_a_file_of_two() {
+    let adult = summed_joints([[0.0, 3.0, 0.0], [0.0, 1.5, 0.0], [0.0, 0.75, 0.25]]);
+    let child = summed_joints([[0.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.125]]);
+    assert_eq!(adult[2], [0.0, 5.25, 0.25]);
+    assert_eq!(child[2], [0.0, 3.5, 0.125]);
+
+    let file = cmx::parse(TWO_SKELETONS.as_bytes()).unwrap();
+    let names: Vec<String> = file.skeletons.iter().map(|s| s.name.to_string()).collect();
+    assert_eq!(names, ["adult", "child"]);
+    // The text is in the retail layout: the writer gives it back byte for byte.
+    assert_eq!(
+        String::from_utf8(cmx::write_character(&file, false).unwrap()).unwrap(),
+        TWO_SKELETONS
+    );
+    let bcf = cmx::write_character(&file, true).unwrap();
+    assert!(!cmx::is_text(&bcf));
+    let mut back = cmx::parse(&bcf).unwrap();
+    back.version = file.version;
+    assert_eq!(back, file);
+
+    for (data, format) in [
+        (TWO_SKELETONS.as_bytes(), Format::SimsCmx),
+        (&bcf[..], Format::SimsBcf),
+    ] {
+        let what = format.name();
+        for (choice, want) in [
+            (None, adult),
+            (Some("adult"), adult),
+            (Some("child"), child),
+            (Some("CHILD"), child),
+            (Some("Adult"), adult),
+        ] {
+            let model = load_skeleton(data, format, choice)
+                .unwrap_or_else(|e| panic!("{what} {choice:?}: {e}"));
+            assert_eq!(model.format(), format);
+            let bones: Vec<String> = model.bones().iter().map(|b| b.name.to_string()).collect();
+            assert_eq!(bones, ["ROOT", "SPINE", "HEAD"], "{what} {choice:?}");
+            let parents: Vec<i32> = model.bones().iter().map(|b| b.parent).collect();
+            assert_eq!(parents, [-1, 0, 1], "{what} {choice:?}");
+            for (b, (m, w)) in model.skeleton().bind_pose().iter().zip(want).enumerate() {
+                // Sums of a few binary fractions: exact in f32.
+                assert_eq!(
+                    m.translation().map(f64::from),
+                    w,
+                    "{what} {choice:?} bone {b}"
+                );
+            }
+            let posed = frame_pose(&model, 0);
+            assert_eq!(posed[2].translation().map(f64::from), want[2]);
+        }
+        let e = load_skeleton(data, format, Some("teen")).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::NotFound, "{what}: {e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("no skeleton named \"teen\" (it has adult, child)"),
+            "{what}: {message}"
+        );
+    }
+
+    // An exact name wins over an earlier one that differs only in case; a name matching
+    // neither exactly is the first that matches ignoring case.
+    let mut three = file.clone();
+    let mut upper = three.skeletons[1].clone();
+    upper.name = ossa::Name::from("CHILD");
+    upper.bones[0].translation = [0.0, 1.0, 0.0];
+    three.skeletons.insert(1, upper);
+    let text = cmx::write_character(&three, false).unwrap();
+    let upper_head = summed_joints([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 0.125]])[2];
+    for (choice, want) in [
+        ("CHILD", upper_head),
+        ("child", child[2]),
+        ("Child", upper_head),
+    ] {
+        let model = load_skeleton(&text, Format::SimsCmx, Some(choice)).unwrap();
+        assert_eq!(
+            model.skeleton().bind_pose()[2].translation().map(f64::from),
+            want,
+            "{choice}"
+        );
+    }
+    let e = load_skeleton(&text, Format::SimsCmx, Some("teen")).unwrap_err();
+    assert!(
+        e.to_string().contains("(it has adult, CHILD, child)"),
+        "{e}"
+    );
+}
 
 /// BCF bytes of a character file, written from its fields (the layout of FORMATS §4.2 and the
 /// module documentation), for tests that need binary input.
@@ -1021,6 +1281,171 @@ fn skill_frames_keep_the_rest_pose_where_nothing_moves() {
             .code(),
         ErrorCode::Malformed
     );
+}
+
+/// A quaternion (x, y, z, w) in f64.
+type Q64 = [f64; 4];
+
+fn dot64(a: Q64, b: Q64) -> f64 {
+    a.iter().zip(&b).map(|(x, y)| x * y).sum()
+}
+
+/// Spherical interpolation from `a` to `b` (as given: no hemisphere is chosen here), in f64.
+fn slerp64(a: Q64, b: Q64, f: f64) -> Q64 {
+    let d = dot64(a, b).clamp(-1.0, 1.0);
+    let theta = d.acos();
+    let (wa, wb) = if theta.sin().abs() < 1e-12 {
+        (1.0 - f, f)
+    } else {
+        (
+            ((1.0 - f) * theta).sin() / theta.sin(),
+            (f * theta).sin() / theta.sin(),
+        )
+    };
+    let q = [0, 1, 2, 3].map(|k| wa * a[k] + wb * b[k]);
+    let n = dot64(q, q).sqrt();
+    q.map(|c| c / n)
+}
+
+/// Normalised linear interpolation from `a` to `b` (as given), in f64.
+fn nlerp64(a: Q64, b: Q64, f: f64) -> Q64 {
+    let q = [0, 1, 2, 3].map(|k| (1.0 - f) * a[k] + f * b[k]);
+    let n = dot64(q, q).sqrt();
+    q.map(|c| c / n)
+}
+
+/// The rotation part of a Sims local pose, `R(q)^T`, row-major, from the textbook R(q).
+fn sims_rotation64(q: Q64) -> [[f64; 3]; 3] {
+    let n = dot64(q, q).sqrt();
+    let [x, y, z, w] = q.map(|c| c / n);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    [0, 1, 2].map(|row| [0, 1, 2].map(|col| r[col][row]))
+}
+
+/// The largest difference between a pose's rotation and `want`.
+fn rotation_error(pose: &Mat3x4, want: [[f64; 3]; 3]) -> f64 {
+    let mut worst = 0.0f64;
+    for (row, w) in want.iter().enumerate() {
+        for (col, w) in w.iter().enumerate() {
+            worst = worst.max((pose.m[row * 4 + col] as f64 - w).abs());
+        }
+    }
+    worst
+}
+
+/// A rotation motion of 3 frames stretched over a skill of 4 whose consecutive keys lie in
+/// opposite hemispheres (negative dot product): the in-between frames are the hemisphere-aligned
+/// slerp of the two keys around them, not the long way round that interpolating the stored signs
+/// would take.
+#[test]
+fn a_shorter_rotation_motion_interpolates_across_a_sign_flip() {
+    let file = cmx::parse(SMALL.as_bytes()).unwrap();
+    let model = load(SMALL.as_bytes(), Format::SimsCmx);
+    let rest = model.skeleton().frame_poses(0).unwrap().to_vec();
+
+    // CHEST turns about the axis (1, 2, 2) / 3 by 0.2, 0.9 and 1.6 radians; key 1 is stored
+    // negated, so keys 0 and 1, and keys 1 and 2, have negative dot products.
+    let axis = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let turn = |angle: f64, sign: f64| -> [f32; 4] {
+        let (s, c) = (angle / 2.0).sin_cos();
+        [
+            (sign * axis[0] * s) as f32,
+            (sign * axis[1] * s) as f32,
+            (sign * axis[2] * s) as f32,
+            (sign * c) as f32,
+        ]
+    };
+    let chest = [turn(0.2, 1.0), turn(0.9, -1.0), turn(1.6, 1.0)];
+    let key = |k: usize| chest[k].map(f64::from);
+    assert!(dot64(key(0), key(1)) < -0.9 && dot64(key(1), key(2)) < -0.9);
+    // HEAD holds its rest rotation, as the file gives it, over the skill's 4 frames.
+    let head = file.skeletons[0].bones[2].rotation;
+    let mut rotations = vec![head; 4];
+    rotations.extend_from_slice(&chest);
+    let cfp_bytes = cfp::encode_skill(&[], &rotations, None);
+
+    let motion = |bone: &str, frames: u32, offset: i32| cmx::Motion {
+        bone: ossa::Name::from(bone),
+        frame_count: frames,
+        duration: 133.0,
+        has_translation: false,
+        has_rotation: true,
+        translation_offset: -1,
+        rotation_offset: offset,
+        property_lists: Vec::new(),
+        time_property_lists: Vec::new(),
+    };
+    let mut character = file.clone();
+    character.skills = vec![cmx::Skill {
+        name: ossa::Name::from("turn"),
+        animation: ossa::Name::from("xskill-turn"),
+        duration: 133.0,
+        distance: 0.0,
+        moving: false,
+        translation_count: 0,
+        rotation_count: 7,
+        motions: vec![motion("HEAD", 4, 0), motion("CHEST", 3, 4)],
+    }];
+    let (frames, poses, anim) = cmx::skill_frames(&model, &character, 0, &cfp_bytes).unwrap();
+    assert_eq!((frames.len(), anim.frame_count), (4, 4));
+    let chest_pose = |f: usize| poses[f * 3 + 1];
+
+    // Skill frame f is the motion's frame f * 3 / 4: 0, 0.75, 1.5 and 2.25 (past the last key:
+    // held at key 2).
+    let aligned = |k: usize| -> (Q64, Q64) {
+        let (a, b) = (key(k), key(k + 1));
+        let b = if dot64(a, b) < 0.0 { b.map(|c| -c) } else { b };
+        (a, b)
+    };
+    let (a0, b0) = aligned(0);
+    let (a1, b1) = aligned(1);
+    let want = [key(0), slerp64(a0, b0, 0.75), slerp64(a1, b1, 0.5), key(2)];
+    // The keys share an axis, so the aligned slerp turns by the interpolated angle:
+    // 0.2 + 0.75 * 0.7 = 0.725 and 0.9 + 0.5 * 0.7 = 1.25 radians.
+    for (f, angle) in [(1, 0.725), (2, 1.25)] {
+        let (s, c) = (angle / 2.0f64).sin_cos();
+        let closed = [axis[0] * s, axis[1] * s, axis[2] * s, c];
+        assert!(
+            (dot64(want[f], closed).abs() - 1.0).abs() < 1e-12,
+            "frame {f}"
+        );
+    }
+    // At the midpoint the normalised linear interpolation of the aligned keys is the same.
+    let mid = nlerp64(a1, b1, 0.5);
+    assert!((dot64(mid, want[2]).abs() - 1.0).abs() < 1e-12);
+
+    for (f, w) in want.iter().enumerate() {
+        let p = chest_pose(f);
+        let err = rotation_error(&p, sims_rotation64(*w));
+        assert!(err < 2e-6, "frame {f}: off by {err}: {p:?}");
+        // CHEST's translation is the rest one: only its rotation moves.
+        assert_eq!(p.translation(), rest[1].translation(), "frame {f}");
+        // HEAD's one key per frame is its own.
+        assert_eq!(poses[f * 3 + 2], rest[2], "frame {f}");
+        assert_eq!(poses[f * 3], rest[0], "frame {f}");
+    }
+    // The interpolation of the stored signs goes the long way round: far from what is sampled.
+    for (f, k, t) in [(1, 0, 0.75), (2, 1, 0.5)] {
+        let wrong = slerp64(key(k), key(k + 1), t);
+        let err = rotation_error(&chest_pose(f), sims_rotation64(wrong));
+        assert!(err > 0.5, "frame {f}: within {err} of the long way round");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -228,8 +228,8 @@ pub(crate) fn read_skel(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     if declared != bones.len() as u64 {
         ck.tolerate(
             Error::malformed(format!(
-                "NumBones says {declared}, the file has {} bones",
-                bones.len()
+                "NumBones says {declared}, the file has {}",
+                amount(bones.len() as u64, "bone", "bones")
             ))
             .on_line(numbones_line),
         )?;
