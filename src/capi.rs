@@ -9,7 +9,7 @@ use std::ptr;
 
 use libc::c_char;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result, amount};
 use crate::format::{Format, LoadOptions};
 use crate::io::{FileData, FileSystem};
 use crate::math::Mat3x4;
@@ -1486,8 +1486,8 @@ fn bones_out<'a>(
     }
     if bone_count != model.bones().len() {
         return Err(Error::invalid_argument(format!(
-            "bone_count is {bone_count}, the model has {} bones",
-            model.bones().len()
+            "bone_count is {bone_count}, the model has {}",
+            amount(model.bones().len() as u64, "bone", "bones")
         )));
     }
     // SAFETY: non-null, `bone_count` matrices long by the contract; ossa_mat3x4 and Mat3x4 share
@@ -1506,8 +1506,8 @@ fn bones_in<'a>(
     }
     if bone_count != model.bones().len() {
         return Err(Error::invalid_argument(format!(
-            "bone_count is {bone_count}, the model has {} bones",
-            model.bones().len()
+            "bone_count is {bone_count}, the model has {}",
+            amount(model.bones().len() as u64, "bone", "bones")
         )));
     }
     // SAFETY: as in bones_out, read-only.

@@ -251,6 +251,15 @@ impl<T> ResultExt<T> for Result<T> {
     }
 }
 
+/// `n` things in words: "1 bone", "2 bones".
+pub(crate) fn amount(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, amount};
 use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
@@ -858,7 +858,8 @@ impl Model {
             BoneSlots::ByIndex(n) => {
                 if *n as usize != bones.len() {
                     return Err(Error::mismatch(format!(
-                        "the meshes use {n} bones, the {} skeleton has {}",
+                        "the meshes use {}, the {} skeleton has {}",
+                        amount(u64::from(*n), "bone", "bones"),
                         skeleton.format.name(),
                         bones.len()
                     )));

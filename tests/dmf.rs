@@ -895,7 +895,7 @@ fn a_vertex_no_face_uses_is_left_out_with_a_warning() {
     assert!(
         m.warnings()[0]
             .to_string()
-            .contains("1 of the file's 5 vertices are used by no face"),
+            .contains("1 of the file's 5 vertices is used by no face and left out"),
         "{:?}",
         m.warnings()
     );

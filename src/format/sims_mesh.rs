@@ -24,7 +24,7 @@ use std::ops::Range;
 use byteorder::LittleEndian;
 
 use crate::cursor::{Cursor, f32_at, u32_at};
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Error, Result, ResultExt, amount};
 use crate::format::binary::{put_f32, put_u32};
 use crate::format::text::{Lines, c_g, exact_text, floats, ints, show};
 use crate::format::{Budget, Checker, Format};
@@ -617,8 +617,9 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
                     bindings_at
                         .at(j, BINDING_BONE)
                         .mark(Error::malformed(format!(
-                            "binding {j}: bone {} out of range (the mesh names {nb} bones)",
-                            b.bone
+                            "binding {j}: bone {} out of range (the mesh names {})",
+                            b.bone,
+                            amount(nb as u64, "bone", "bones")
                         ))),
                 )?;
                 0

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use glam::Quat;
 
 use super::{BONE_NAME_MAX, DFace, DVertex, Doc, Field, Locate, NAME_SIZE, Table, TrackField};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, amount};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
 use crate::format::{Checker, Format};
 use crate::math::{Decomposed, Mat3x4};
@@ -204,8 +204,9 @@ pub(crate) fn build(
     let unused = used.iter().filter(|&&u| !u).count();
     if unused > 0 {
         parts.warnings.push(format!(
-            "{unused} of the file's {} vertices are used by no face and are left out",
-            doc.vertices.len()
+            "{unused} of the file's {} vertices {} used by no face and left out",
+            doc.vertices.len(),
+            if unused == 1 { "is" } else { "are" }
         ));
     }
     let needs_root = skins
@@ -530,7 +531,10 @@ fn read_faces(doc: &Doc, r: &mut Rules) -> Result<Vec<usize>> {
         let mut ok = true;
         if *material as usize >= nm {
             r.problem(
-                format!("material {material} out of range (the file has {nm} materials)"),
+                format!(
+                    "material {material} out of range (the file has {})",
+                    amount(nm as u64, "material", "materials")
+                ),
                 Table::Faces,
                 f,
                 Field::Material,
@@ -739,7 +743,11 @@ fn read_animations(doc: &Doc, nb: usize, r: &mut Rules) -> Result<(Vec<KeyedAnim
                 Ok(b) if b < nb => b as u32,
                 _ => {
                     r.problem(
-                        format!("bone {} out of range (the file has {nb} bones)", t.bone),
+                        format!(
+                            "bone {} out of range (the file has {})",
+                            t.bone,
+                            amount(nb as u64, "bone", "bones")
+                        ),
                         Table::Animations,
                         a,
                         place(TrackField::Bone),

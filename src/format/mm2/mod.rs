@@ -38,6 +38,7 @@ pub(crate) use skel::read_skel;
 pub use skel::write_skel;
 pub use write::write_mod;
 
+pub(crate) use crate::error::amount;
 use crate::error::{Error, Result};
 use crate::format::Checker;
 use crate::format::text::show;
@@ -148,15 +149,6 @@ fn finite_numbers<const N: usize>(
         v = [0.0; N];
     }
     Ok(v)
-}
-
-/// `n` things: `1 bone`, `2 bones`.
-fn amount(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
 }
 
 /// Problems of one kind that the default mode tolerates, counted as they are found and reported

@@ -589,8 +589,8 @@ impl Geometry<'_, '_> {
                         ck.problem(
                             Error::malformed(format!(
                                 "packet {p}: `mtx` entry {j} is bone {b}, out of range (the mesh \
-                                 has {} bones)",
-                                self.bone_count
+                                 has {})",
+                                amount(u64::from(self.bone_count), "bone", "bones")
                             ))
                             .on_line(packet.mtx_line),
                         )?;
@@ -607,9 +607,9 @@ impl Geometry<'_, '_> {
                         ck.problem(
                             Error::malformed(format!(
                                 "{}: matrix index {matrix} out of range (the packet's `mtx` \
-                                 lists {} bones)",
+                                 lists {})",
                                 what(),
-                                bones.len()
+                                amount(bones.len() as u64, "bone", "bones")
                             ))
                             .on_line(adj.line),
                         )?;
