@@ -13,7 +13,7 @@ mod sims_ref;
 use std::path::{Path, PathBuf};
 
 use counting_alloc::{budget, peak_of};
-use sims_ref::{RawBone, joints, raw_skeleton};
+use sims_ref::{M3, Q4, RawBone, joints, qdot, qnorm, raw_skeleton, rot, transpose};
 
 mod load_options;
 use load_options::strict;
@@ -1283,16 +1283,9 @@ fn skill_frames_keep_the_rest_pose_where_nothing_moves() {
     );
 }
 
-/// A quaternion (x, y, z, w) in f64.
-type Q64 = [f64; 4];
-
-fn dot64(a: Q64, b: Q64) -> f64 {
-    a.iter().zip(&b).map(|(x, y)| x * y).sum()
-}
-
 /// Spherical interpolation from `a` to `b` (as given: no hemisphere is chosen here), in f64.
-fn slerp64(a: Q64, b: Q64, f: f64) -> Q64 {
-    let d = dot64(a, b).clamp(-1.0, 1.0);
+fn slerp64(a: Q4, b: Q4, f: f64) -> Q4 {
+    let d = qdot(a, b).clamp(-1.0, 1.0);
     let theta = d.acos();
     let (wa, wb) = if theta.sin().abs() < 1e-12 {
         (1.0 - f, f)
@@ -1302,40 +1295,17 @@ fn slerp64(a: Q64, b: Q64, f: f64) -> Q64 {
             (f * theta).sin() / theta.sin(),
         )
     };
-    let q = [0, 1, 2, 3].map(|k| wa * a[k] + wb * b[k]);
-    let n = dot64(q, q).sqrt();
-    q.map(|c| c / n)
+    qnorm([0, 1, 2, 3].map(|k| wa * a[k] + wb * b[k]))
 }
 
 /// Normalised linear interpolation from `a` to `b` (as given), in f64.
-fn nlerp64(a: Q64, b: Q64, f: f64) -> Q64 {
-    let q = [0, 1, 2, 3].map(|k| (1.0 - f) * a[k] + f * b[k]);
-    let n = dot64(q, q).sqrt();
-    q.map(|c| c / n)
+fn nlerp64(a: Q4, b: Q4, f: f64) -> Q4 {
+    qnorm([0, 1, 2, 3].map(|k| (1.0 - f) * a[k] + f * b[k]))
 }
 
 /// The rotation part of a Sims local pose, `R(q)^T`, row-major, from the textbook R(q).
-fn sims_rotation64(q: Q64) -> [[f64; 3]; 3] {
-    let n = dot64(q, q).sqrt();
-    let [x, y, z, w] = q.map(|c| c / n);
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    [0, 1, 2].map(|row| [0, 1, 2].map(|col| r[col][row]))
+fn sims_rotation64(q: Q4) -> M3 {
+    transpose(rot(q))
 }
 
 /// The largest difference between a pose's rotation and `want`.
@@ -1373,7 +1343,7 @@ fn a_shorter_rotation_motion_interpolates_across_a_sign_flip() {
     };
     let chest = [turn(0.2, 1.0), turn(0.9, -1.0), turn(1.6, 1.0)];
     let key = |k: usize| chest[k].map(f64::from);
-    assert!(dot64(key(0), key(1)) < -0.9 && dot64(key(1), key(2)) < -0.9);
+    assert!(qdot(key(0), key(1)) < -0.9 && qdot(key(1), key(2)) < -0.9);
     // HEAD holds its rest rotation, as the file gives it, over the skill's 4 frames.
     let head = file.skeletons[0].bones[2].rotation;
     let mut rotations = vec![head; 4];
@@ -1408,9 +1378,9 @@ fn a_shorter_rotation_motion_interpolates_across_a_sign_flip() {
 
     // Skill frame f is the motion's frame f * 3 / 4: 0, 0.75, 1.5 and 2.25 (past the last key:
     // held at key 2).
-    let aligned = |k: usize| -> (Q64, Q64) {
+    let aligned = |k: usize| -> (Q4, Q4) {
         let (a, b) = (key(k), key(k + 1));
-        let b = if dot64(a, b) < 0.0 { b.map(|c| -c) } else { b };
+        let b = if qdot(a, b) < 0.0 { b.map(|c| -c) } else { b };
         (a, b)
     };
     let (a0, b0) = aligned(0);
@@ -1422,13 +1392,13 @@ fn a_shorter_rotation_motion_interpolates_across_a_sign_flip() {
         let (s, c) = (angle / 2.0f64).sin_cos();
         let closed = [axis[0] * s, axis[1] * s, axis[2] * s, c];
         assert!(
-            (dot64(want[f], closed).abs() - 1.0).abs() < 1e-12,
+            (qdot(want[f], closed).abs() - 1.0).abs() < 1e-12,
             "frame {f}"
         );
     }
     // At the midpoint the normalised linear interpolation of the aligned keys is the same.
     let mid = nlerp64(a1, b1, 0.5);
-    assert!((dot64(mid, want[2]).abs() - 1.0).abs() < 1e-12);
+    assert!((qdot(mid, want[2]).abs() - 1.0).abs() < 1e-12);
 
     for (f, w) in want.iter().enumerate() {
         let p = chest_pose(f);

@@ -39,6 +39,11 @@ pub fn apply(a: M3, v: V3) -> V3 {
     [0, 1, 2].map(|i| (0..3).map(|k| a[i][k] * v[k]).sum())
 }
 
+/// The dot product of two quaternions (negative: they lie in opposite hemispheres).
+pub fn qdot(a: Q4, b: Q4) -> f64 {
+    (0..4).map(|k| a[k] * b[k]).sum()
+}
+
 /// `q` scaled to unit length.
 pub fn qnorm(q: Q4) -> Q4 {
     let l = q.iter().map(|c| c * c).sum::<f64>().sqrt();

@@ -269,7 +269,9 @@ pub fn raw_skeleton(text: &[u8]) -> Vec<RawBone> {
 
 #[path = "../ref_math/mod.rs"]
 mod ref_math;
-pub use ref_math::{IDENTITY, M3, apply, mul, rot, transpose};
+// Each test binary uses a different part of the reference math.
+#[allow(unused_imports)]
+pub use ref_math::{IDENTITY, M3, Q4, apply, mul, qdot, qnorm, rot, transpose};
 
 /// Model-space joint rotations and positions: local = T(t) R(q)^T, absolute = parent * local.
 pub fn joints(bones: &[RawBone]) -> Vec<(M3, [f64; 3])> {
