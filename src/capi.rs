@@ -1100,7 +1100,7 @@ pub unsafe extern "C" fn ossa_model_get_mesh(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ossa_model_texture_count(model: *const ossa_model) -> u32 {
     guard_value(0, || {
-        model_ref(model).map_or(0, |m| u32::try_from(m.textures().len()).unwrap_or(u32::MAX))
+        model_ref(model).map_or(0, |m| count_u32(m.textures().len()))
     })
 }
 
@@ -1139,9 +1139,7 @@ pub unsafe extern "C" fn ossa_model_get_texture(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ossa_model_material_count(model: *const ossa_model) -> u32 {
     guard_value(0, || {
-        model_ref(model).map_or(0, |m| {
-            u32::try_from(m.materials().len()).unwrap_or(u32::MAX)
-        })
+        model_ref(model).map_or(0, |m| count_u32(m.materials().len()))
     })
 }
 
@@ -1457,7 +1455,7 @@ pub unsafe extern "C" fn ossa_animation_blend(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ossa_model_warning_count(model: *const ossa_model) -> u32 {
     guard_value(0, || {
-        model_ref(model).map_or(0, |m| m.warnings().len() as u32)
+        model_ref(model).map_or(0, |m| count_u32(m.warnings().len()))
     })
 }
 
