@@ -48,6 +48,12 @@ void fx_put_bytes(fx_buf *b, const void *p, size_t n)
     b->size += n;
 }
 
+uint32_t fx_collect(void *user, const uint8_t *data, size_t size)
+{
+    fx_put_bytes(user, data, size);
+    return 0; /* OSSA_OK */
+}
+
 void fx_set_u32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24);

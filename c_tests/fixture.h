@@ -28,6 +28,8 @@ void fx_put_name(fx_buf *b, const char *s, size_t field); /* up to `field` bytes
 void fx_set_u32(uint8_t *p, uint32_t v);                 /* overwrite in place, big-endian */
 void fx_set_f32(uint8_t *p, float v);
 uint32_t fx_get_u32(const uint8_t *p);
+/* An ossa_write_fn for ossa_save: appends what it is given to the fx_buf `user`; returns OSSA_OK. */
+uint32_t fx_collect(void *user, const uint8_t *data, size_t size);
 
 /* ---- model description ---- */
 

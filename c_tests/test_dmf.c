@@ -380,12 +380,6 @@ static void check_scene(const ossa_model *m)
     check_context(NULL);
 }
 
-static uint32_t collect(void *user, const uint8_t *data, size_t size)
-{
-    fx_put_bytes(user, data, size);
-    return OSSA_OK;
-}
-
 static ossa_model *load(const uint8_t *data, size_t size, uint32_t format)
 {
     ossa_load_options opt;
@@ -429,11 +423,11 @@ int main(void)
         check_context(NULL);
 
         /* Saved, the JSON model is the binary file written above, byte for byte. */
-        CHECK_OK(ossa_save(from_json, OSSA_FORMAT_DMF, 0, collect, &saved, &err));
+        CHECK_OK(ossa_save(from_json, OSSA_FORMAT_DMF, 0, fx_collect, &saved, &err));
         CHECK_EQ_U(saved.size, bin.size);
         CHECK(saved.size == bin.size && memcmp(saved.data, bin.data, bin.size) == 0);
         /* And as JSON, it loads back to the same model. */
-        CHECK_OK(ossa_save(from_bin, OSSA_FORMAT_DMF_JSON, 0, collect, &json, &err));
+        CHECK_OK(ossa_save(from_bin, OSSA_FORMAT_DMF_JSON, 0, fx_collect, &json, &err));
         again = load(json.data, json.size, OSSA_FORMAT_DMF_JSON);
         if (again) {
             check_context("saved json");

@@ -93,12 +93,6 @@ static uint32_t load_text(const char *text, const ossa_load_options *opt, ossa_m
     return ossa_load_memory((const uint8_t *)text, strlen(text), opt, out, err);
 }
 
-static uint32_t collect(void *user, const uint8_t *data, size_t size)
-{
-    fx_put_bytes(user, data, size);
-    return OSSA_OK;
-}
-
 /* Mesh `mesh` of `model` skinned with `bones` into `pos` (3 floats per vertex, room for `max`). */
 static uint32_t skin(const ossa_model *model, uint32_t mesh, const ossa_mat3x4 *bones, size_t bone_count,
                      float *pos, uint32_t max)
@@ -159,7 +153,7 @@ static void test_documented_skeleton(void)
         CHECK_NEAR(bones[3].m[0], 1.0, 0.0);
         CHECK_NEAR(bones[3].m[1], 0.0, 0.0);
     }
-    CHECK_OK(ossa_save(skel, OSSA_FORMAT_MM2_SKEL, 0, collect, &saved, &err));
+    CHECK_OK(ossa_save(skel, OSSA_FORMAT_MM2_SKEL, 0, fx_collect, &saved, &err));
     CHECK_EQ_U(saved.size, strlen(SEED_WRITTEN));
     CHECK(saved.size == strlen(SEED_WRITTEN) && memcmp(saved.data, SEED_WRITTEN, saved.size) == 0);
     fx_buf_free(&saved);
@@ -280,7 +274,7 @@ static void test_bind_and_pose(void)
         return;
 
     /* Saved and loaded again, the mesh binds the same way. */
-    CHECK_OK(ossa_save(doll, OSSA_FORMAT_MM2_MOD, 0, collect, &saved, &err));
+    CHECK_OK(ossa_save(doll, OSSA_FORMAT_MM2_MOD, 0, fx_collect, &saved, &err));
     opt = options(OSSA_FORMAT_AUTO, OSSA_LOAD_STRICT);
     CHECK_OK(ossa_load_memory(saved.data, saved.size, &opt, &reloaded, &err));
     if (reloaded != NULL) {
@@ -376,7 +370,7 @@ static void test_colours(void)
     check_paint(model);
     /* Saved, each distinct colour is written once as k / 255 (128 / 255 in the shortest form that
        reads back exactly) and read back as the same bytes. */
-    CHECK_OK(ossa_save(model, OSSA_FORMAT_MM2_MOD, 0, collect, &saved, &err));
+    CHECK_OK(ossa_save(model, OSSA_FORMAT_MM2_MOD, 0, fx_collect, &saved, &err));
     fx_put_bytes(&saved, "", 1);
     CHECK(strstr((const char *)saved.data, "colors: 2\r\n") != NULL);
     CHECK(strstr((const char *)saved.data, "\r\nc\t0.5019608\t1.000000\t0.000000\t0.200000\r\n"

@@ -100,12 +100,6 @@ static void check_suits(const ossa_model *m)
     }
 }
 
-static uint32_t collect(void *user, const uint8_t *data, size_t size)
-{
-    fx_put_bytes(user, data, size);
-    return OSSA_OK;
-}
-
 static void test_suit_file(void)
 {
     ossa_model *m = load(SUITS, sizeof SUITS - 1, OSSA_FORMAT_AUTO);
@@ -130,7 +124,7 @@ static void test_suit_file(void)
         ossa_error err;
         ossa_model *back;
         check_context("saved as %s", ossa_format_name(formats[i]));
-        CHECK_OK(ossa_save(m, formats[i], 0, collect, &saved, &err));
+        CHECK_OK(ossa_save(m, formats[i], 0, fx_collect, &saved, &err));
         back = load((const char *)saved.data, saved.size, formats[i]);
         if (back)
             check_suits(back);
