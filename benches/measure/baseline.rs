@@ -21,12 +21,16 @@ type Prepare = unsafe extern "C" fn(
 ) -> *mut c_void;
 type Skin = unsafe extern "C" fn(*mut c_void, *const f32, *mut f32, *mut f32);
 type Free = unsafe extern "C" fn(*mut c_void);
+type BoundRelative = unsafe extern "C" fn(*mut c_void, *const f32) -> i32;
+type BoundBlends = unsafe extern "C" fn(*mut c_void, i32) -> i32;
 
 pub struct Baseline {
     compiler: String,
     prepare: Prepare,
     skin: Skin,
     free: Free,
+    bound_relative: BoundRelative,
+    bound_blends: BoundBlends,
 }
 
 /// One model prepared by the baseline: one C object per mesh.
@@ -88,7 +92,9 @@ impl Baseline {
             symbol("dp_skin")?,
             symbol("dp_skin_free")?,
         );
-        // SAFETY: the three symbols are the functions dp_skin.c defines with exactly these
+        let (bound_relative, bound_blends) =
+            (symbol("dp_bound_relative")?, symbol("dp_bound_blends")?);
+        // SAFETY: the five symbols are the functions dp_skin.c defines with exactly these
         // signatures (dp_influence is Influence's repr(C) layout; matrices are 12 floats).
         unsafe {
             Ok(Baseline {
@@ -96,6 +102,8 @@ impl Baseline {
                 prepare: std::mem::transmute::<*mut c_void, Prepare>(prepare),
                 skin: std::mem::transmute::<*mut c_void, Skin>(skin),
                 free: std::mem::transmute::<*mut c_void, Free>(free),
+                bound_relative: std::mem::transmute::<*mut c_void, BoundRelative>(bound_relative),
+                bound_blends: std::mem::transmute::<*mut c_void, BoundBlends>(bound_blends),
             })
         }
     }
@@ -170,6 +178,27 @@ impl Prepared<'_> {
             };
             at = end;
         }
+    }
+
+    /// The lower bound's `pose * inverse bind` (dp_skin.c's dp_bound_relative) for every mesh;
+    /// false where the CPU lacks AVX2 or FMA.
+    pub fn bound_relative(&self, bones: &[Mat3x4]) -> bool {
+        self.meshes.iter().all(|&(handle, _)| {
+            // SAFETY: `handle` came from dp_skin_prepare for this model, and `bones` holds its
+            // 12-float matrices; the function writes only the palette it owns.
+            unsafe { (self.baseline.bound_relative)(handle, bones.as_ptr().cast()) != 0 }
+        })
+    }
+
+    /// The lower bound's blends (dp_skin.c's dp_bound_blends) for every mesh, from the
+    /// matrices [`Prepared::bound_relative`] left, `grouped` by bones or not; false where the
+    /// CPU lacks AVX2 or FMA.
+    pub fn bound_blends(&self, grouped: bool) -> bool {
+        self.meshes.iter().all(|&(handle, _)| {
+            // SAFETY: `handle` came from dp_skin_prepare; the function reads and writes only
+            // the palette it owns.
+            unsafe { (self.baseline.bound_blends)(handle, i32::from(grouped)) != 0 }
+        })
     }
 }
 

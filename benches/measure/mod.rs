@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use ossa::io::{DirFileSystem, FileData, FileSystem};
 use ossa::synth::TubeRig;
-use ossa::{FrameBlend, Kernel, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{FrameBlend, Influence, Kernel, LoadOptions, Mat3x4, Model, Strided};
 
 mod baseline;
 use baseline::Baseline;
@@ -623,6 +623,9 @@ struct Row {
     copy: f64,
     baseline: Option<f64>,
     baseline_diff: Option<(f64, f64)>,
+    /// The lower bound's parts: `pose * inverse bind`, blends and transforms, where the CPU has
+    /// AVX2 and FMA.
+    bound: Option<[f64; 3]>,
     two_threads: f64,
     kernels: Vec<(Kernel, f64, (f64, f64))>,
 }
@@ -690,7 +693,7 @@ fn measure_subject(
         black_box((&mut *positions, &mut *normals));
     });
 
-    let (mut baseline_ns, mut baseline_diff) = (None, None);
+    let (mut baseline_ns, mut baseline_diff, mut bound) = (None, None, None);
     if let Some(b) = baseline {
         let prepared = b.prepare(model).map_err(|e| format!("C baseline: {e}"))?;
         positions.fill(f32::NAN);
@@ -699,6 +702,25 @@ fn measure_subject(
             prepared.skin(black_box(&bones), positions, normals);
         }));
         baseline_diff = Some(max_diff(s.size(), (&ours.0, &ours.1), (positions, normals)));
+        if let Ok(twin) = one_matrix_twin(model)
+            && prepared.bound_relative(&bones)
+            && prepared.bound_blends(false)
+        {
+            let relative = measure(config, || {
+                black_box(prepared.bound_relative(black_box(&bones)));
+            });
+            let blends = [false, true].map(|grouped| {
+                measure(config, || {
+                    black_box(prepared.bound_blends(grouped));
+                })
+            });
+            let blends = blends[0].min(blends[1]);
+            let (mut all, _) = parts(&s.mesh_vertices, positions, normals, |_, n| n);
+            let transforms = measure(config, || {
+                skin_parts(&twin, kernel, &bones, black_box(&mut all))
+            });
+            bound = Some([relative, blends, transforms]);
+        }
     }
 
     positions.fill(f32::NAN);
@@ -734,9 +756,31 @@ fn measure_subject(
         copy,
         baseline: baseline_ns,
         baseline_diff,
+        bound,
         two_threads,
         kernels,
     })
+}
+
+/// `model` with every vertex following bone 0 alone, at its first influence's point: skinned,
+/// each mesh is one run of vertices sharing a matrix, the fastest transform ossa has.
+fn one_matrix_twin(model: &Model) -> Result<Model, String> {
+    let mut parts = model.to_parts();
+    for mesh in &mut parts.meshes {
+        let starts = &mesh.influence_start;
+        let twin: Vec<Influence> = starts
+            .iter()
+            .take(starts.len().saturating_sub(1))
+            .map(|&at| Influence {
+                bone: 0,
+                weight: 1.0,
+                ..mesh.influences[at as usize]
+            })
+            .collect();
+        mesh.influence_start = (0..=twin.len() as u32).collect();
+        mesh.influences = twin;
+    }
+    Model::from_parts(parts).map_err(|e| format!("one-matrix twin: {e}"))
 }
 
 /// A float buffer whose first float starts a cache line.
@@ -845,6 +889,7 @@ fn run(config: &Config) {
     );
     let meter = CpuMeter::now();
     let mut kernel_rows = Vec::new();
+    let mut bound_rows = Vec::new();
     for s in &subjects {
         let r = match measure_subject(config, s, baseline.as_ref().ok()) {
             Ok(r) => r,
@@ -874,6 +919,9 @@ fn run(config: &Config) {
             sci(r.baseline_diff.map_or(f64::NAN, |d| d.1)),
         ]);
         kernel_rows.push((s.name.clone(), s.vertices, r.kernels));
+        if let Some(bound) = r.bound {
+            bound_rows.push((s.name.clone(), s.vertices, bound, r.skin, r.copy));
+        }
     }
     println!("{}", CpuMeter::report(&meter));
 
@@ -903,6 +951,44 @@ fn run(config: &Config) {
             row.push(sci(diff.0));
             row.push(sci(diff.1));
         }
+        table.row(&row);
+    }
+
+    if bound_rows.is_empty() {
+        println!(
+            "\nlower bound: not measured (it needs the C baseline and a CPU with AVX2 and FMA)"
+        );
+        return;
+    }
+    let table = Table::start(
+        &[
+            "a lower bound for exact palette skinning, ns per vertex, each part measured alone: relative = pose",
+            "* inverse bind for the bones the sets use; blends = one blend per distinct set of influences, the",
+            "faster of two ways (both in benches/baseline/dp_skin.c, AVX2); transforms = ossa skinning the same",
+            "vertices into the same buffers with one matrix for all, its fastest transform (runs); bound = their",
+            "sum, which leaves out reading each vertex's matrix",
+        ],
+        name_width,
+        &[
+            ("verts", 6),
+            ("relative", 0),
+            ("blends", 0),
+            ("transforms", 0),
+            ("bound", 0),
+            ("bound/copy", 0),
+            ("skin/bound", 0),
+        ],
+    );
+    for (name, vertices, parts, skin, copy) in bound_rows {
+        let per_vertex = 1.0 / vertices.max(1) as f64;
+        let bound: f64 = parts.iter().sum();
+        let mut row = vec![name, vertices.to_string()];
+        row.extend(parts.iter().map(|ns| num(ns * per_vertex)));
+        row.extend([
+            num(bound * per_vertex),
+            ratio(bound, copy),
+            ratio(skin, bound),
+        ]);
         table.row(&row);
     }
 }
