@@ -375,6 +375,20 @@ pub(crate) trait Backend {
     fn bone(&self, m: &Mat3x4) -> Self::Mat;
     /// `f_0 rel_0 + f_1 rel_1 + ...`, summed in member order, element by element.
     fn blend(&self, members: &[Member], rel: &[Self::Rel]) -> Self::Mat;
+    /// Each set of a list (one of [`SkinPlan::lists`]: two sets or more whose members name the
+    /// same slots in the same order) without runs and with vertices in `range`, blended into
+    /// its slot of `table` (the list's slots) with exactly [`Backend::blend`]'s bits.
+    #[inline(always)]
+    fn blend_list(
+        &self,
+        list: &[Group],
+        members: &[Member],
+        rel: &[Self::Rel],
+        table: &mut [Slot],
+        range: (u32, u32),
+    ) {
+        blend_each(self, list, members, rel, table, range);
+    }
     /// A matrix ready for [`Backend::run`].
     type Wide;
     fn widen(&self, m: &Self::Mat) -> Self::Wide;
@@ -423,6 +437,27 @@ pub(crate) trait Backend {
         out: &mut Self::Out,
         e: usize,
     );
+}
+
+/// [`Backend::blend_list`] a set at a time: the default, and what a kernel does with lists it
+/// has no faster way for.
+#[inline(always)]
+pub(crate) fn blend_each<B: Backend + ?Sized>(
+    b: &B,
+    list: &[Group],
+    members: &[Member],
+    rel: &[B::Rel],
+    table: &mut [Slot],
+    (first, end): (u32, u32),
+) {
+    for (s, slot) in list.iter().zip(table) {
+        if !s.has_runs() && overlaps(s, first, end) {
+            let members = members
+                .get(s.key as usize..s.members_end as usize)
+                .unwrap_or_default();
+            b.save(&b.blend(members, rel), slot);
+        }
+    }
 }
 
 /// [`Backend::stretch`] vertex by vertex, each through [`Backend::point`] with its slot's matrix:
@@ -503,7 +538,7 @@ fn group<B: Backend, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
 
 /// Whether group `g` has vertices in `[first, end)` (it may have none there even so).
 #[inline(always)]
-fn overlaps(g: &Group, first: u32, end: u32) -> bool {
+pub(crate) fn overlaps(g: &Group, first: u32, end: u32) -> bool {
     g.hi >= first && g.lo < end
 }
 
@@ -606,7 +641,7 @@ fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize
             *slot = b.relative(a, i);
         }
     }
-    blend_sets(b, &plan.sets, &plan.members, &rel, table, range);
+    blend_sets(b, plan, &rel, table, range);
     for &i in &plan.sets_with_runs {
         if let (Some(s), Some(slot)) = (plan.sets.get(i as usize), table.get_mut(i as usize))
             && overlaps(s, range.0, range.1)
@@ -624,26 +659,28 @@ fn palette<B: Backend, const NORMALS: bool, const UNIT: bool, const SLOTS: usize
     }
 }
 
-/// Blends the sets without runs that have vertices in `[first, end)` into their slots of
-/// `table`: a loop of its own, given the slices it reads, so that it keeps them in registers
-/// (inside the loop that also skins the sets' runs, it reloaded them from the stack for every
-/// set; zombie.dpm, whose sets have no runs, went from 2.00 to 1.87 ns a vertex).
+/// Blends the sets without runs that have vertices in `range` into their slots of `table`, a
+/// list at a time: a loop of its own, given the slices it reads, so that it keeps them in
+/// registers (inside the loop that also skins the sets' runs, it reloaded them from the stack
+/// for every set; zombie.dpm, whose sets have no runs, went from 2.00 to 1.87 ns a vertex).
 #[inline(always)]
 fn blend_sets<B: Backend>(
     b: &B,
-    sets: &[Group],
-    members: &[Member],
+    plan: &SkinPlan,
     rel: &[B::Rel],
     table: &mut [Slot],
-    (first, end): (u32, u32),
+    range: (u32, u32),
 ) {
-    for (s, slot) in sets.iter().zip(table) {
-        if !s.has_runs() && overlaps(s, first, end) {
-            let members = members
-                .get(s.key as usize..s.members_end as usize)
-                .unwrap_or_default();
-            b.save(&b.blend(members, rel), slot);
+    let (sets, members) = (&plan.sets[..], &plan.members[..]);
+    for &(from, to) in &plan.lists {
+        let (from, to) = (from as usize, to as usize);
+        if let (Some(list), Some(slots)) = (sets.get(from..to), table.get_mut(from..to)) {
+            b.blend_list(list, members, rel, slots, range);
         }
+    }
+    let alone = plan.lists.last().map_or(0, |l| l.1 as usize);
+    if let (Some(rest), Some(slots)) = (sets.get(alone..), table.get_mut(alone..)) {
+        blend_each(b, rest, members, rel, slots, range);
     }
 }
 

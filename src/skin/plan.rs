@@ -136,6 +136,12 @@ pub(crate) struct SkinPlan {
     /// The sets that have runs, ascending: few, where meshes mix matrices from vertex to vertex,
     /// so that a call need not look at every set for them.
     pub sets_with_runs: Vec<u32>,
+    /// `sets[from..to]`, two sets or more whose members name the same slots in the same order
+    /// (with other weights), each list as long as it goes; the sets after the last list are
+    /// alone. A kernel can load a list's matrices once for all its sets. Sets of the same bones
+    /// are common where vertices blend between a few bones (xon_zombie.dpm: 427 of its 449
+    /// sets share their bones with another, in 31 lists).
+    pub lists: Vec<(u32, u32)>,
     one_bone: u32,
     palette: u32,
 }
@@ -279,6 +285,7 @@ impl SkinPlan {
             + self.points.len() * size_of::<Influence>()
             + self.direct.len() * 4
             + self.sets_with_runs.len() * 4
+            + self.lists.len() * size_of::<(u32, u32)>()
     }
 
     /// Lays out a checked mesh from its survey; `size` is the model's size, the scale of the
@@ -354,14 +361,23 @@ impl SkinPlan {
         for m in &mut members {
             m.slot = slot_of.get(m.slot as usize).copied().unwrap_or(0);
         }
+        let (lists, set_order) = group_by_slots(&sets, &members, &mut class);
 
         let mut plan = SkinPlan {
             members,
+            lists,
             palette_bones,
             palette: accepted as u32,
             ..SkinPlan::default()
         };
-        plan.arrange(&class, bone_count, &sets, starts, influences, &candidates);
+        plan.arrange(
+            &class,
+            bone_count,
+            (&sets, &set_order),
+            starts,
+            influences,
+            &candidates,
+        );
         plan.sets_with_runs = (0u32..)
             .zip(&plan.sets)
             .filter_map(|(i, s)| s.has_runs().then_some(i))
@@ -370,14 +386,15 @@ impl SkinPlan {
     }
 
     /// Sorts the vertices into their groups and stretches: bone groups (those with runs) in
-    /// bone order, then every set in order of first appearance, then the stretches in vertex
-    /// order. A run of consecutive vertices of one group is a run of equal classes in vertex
-    /// order, so two passes over those runs do it: one counts, one places.
+    /// bone order, then every set in its new order (`set_order`, from [`group_by_slots`]), then
+    /// the stretches in vertex order. A run of consecutive vertices of one group is a run of
+    /// equal classes in vertex order, so two passes over those runs do it: one counts, one
+    /// places.
     fn arrange(
         &mut self,
         class: &[u32],
         bone_count: usize,
-        sets: &[Group],
+        (sets, set_order): (&[Group], &[u32]),
         starts: &[u32],
         influences: &[Influence],
         candidates: &[Influence],
@@ -550,11 +567,138 @@ impl SkinPlan {
                     hi,
                     runs: (runs_from, runs_to),
                     weight_one: true,
-                    ..sets.get(k - bone_count).copied().unwrap_or_default()
+                    ..set_order
+                        .get(k - bone_count)
+                        .and_then(|&old| sets.get(old as usize))
+                        .copied()
+                        .unwrap_or_default()
                 });
             }
         }
     }
+}
+
+/// The slots of a set of two to [`LIST_MAX`] members as one number: 12 bits a slot (slots
+/// are below [`MAX_PALETTE_BONES`]), at most 96 bits, and the count in the top byte. Other
+/// sets are never in a list.
+fn list_key(members: &[Member], set: &Group) -> Option<u128> {
+    let m = members.get(set.key as usize..set.members_end as usize)?;
+    (2..=LIST_MAX).contains(&m.len()).then(|| {
+        let slots = m
+            .iter()
+            .fold(0u128, |k, m| (k << 12) | u128::from(m.slot & 0xfff));
+        slots | (m.len() as u128) << 120
+    })
+}
+
+/// Most members of a set in a list: the kernels keep that many matrices in registers.
+pub(crate) const LIST_MAX: usize = 8;
+
+/// New numbers for `sets`, for [`SkinPlan::lists`]: returns the lists, and which set each
+/// number is. First the sets that share
+/// their members' slots (in order) with another, those of a list together, the lists by their
+/// sets' member count (so that a kernel's choice of code by that count repeats), then as they
+/// first appear; then every other set; each list's sets and the others in their first order.
+/// `class` comes to name the new numbers. Sets of the same slots are found through an
+/// open-addressed table of their [`list_key`]s, and one scratch buffer serves every step (the
+/// first version, which sorted the sets and built new vectors, added 5% to loading
+/// xon_wyvern_lod2.dpm).
+fn group_by_slots(
+    sets: &[Group],
+    members: &[Member],
+    class: &mut [u32],
+) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let n = sets.len();
+    if n < 2 {
+        return (Vec::new(), (0..n as u32).collect());
+    }
+    let key = |i: u32| sets.get(i as usize).and_then(|s| list_key(members, s));
+    let size = (2 * n).next_power_of_two();
+    let mut scratch = vec![0u32; size + 3 * n];
+    let (seen, rest) = scratch.split_at_mut(size);
+    let (first, rest) = rest.split_at_mut(n);
+    let (count, next) = rest.split_at_mut(n);
+    seen.fill(u32::MAX);
+    // Each set's first set of the same key (`first`), and how many share it (`count`, kept at
+    // that first set; 0 at the others).
+    for i in 0..n as u32 {
+        let mut f = i;
+        if let Some(k) = key(i) {
+            let hash = (k ^ (k >> 64)) as u64;
+            let mut at = (hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & (size - 1);
+            while let Some(e) = seen.get_mut(at) {
+                if *e == u32::MAX {
+                    *e = i;
+                    break;
+                }
+                if key(*e) == Some(k) {
+                    f = *e;
+                    break;
+                }
+                at = (at + 1) & (size - 1);
+            }
+        }
+        if let Some(e) = first.get_mut(i as usize) {
+            *e = f;
+        }
+        if let Some(c) = count.get_mut(f as usize) {
+            *c += 1;
+        }
+    }
+    // The lists in order, and where each starts: `next`, kept at its first set, which a set
+    // alone has too.
+    let length = |i: u32| {
+        sets.get(i as usize)
+            .map_or(0, |s| s.members_end.saturating_sub(s.key))
+    };
+    let mut heads: Vec<u32> = (0u32..)
+        .zip(count.iter())
+        .filter(|&(_, &c)| c > 1)
+        .map(|(i, _)| i)
+        .collect();
+    heads.sort_unstable_by_key(|&i| (length(i), i));
+    let mut lists = Vec::with_capacity(heads.len());
+    let mut at = 0u32;
+    for &h in &heads {
+        let c = count.get(h as usize).copied().unwrap_or(0);
+        if let Some(e) = next.get_mut(h as usize) {
+            *e = at;
+        }
+        lists.push((at, at + c));
+        at += c;
+    }
+    for (e, &c) in next.iter_mut().zip(count.iter()) {
+        if c == 1 {
+            *e = at;
+            at += 1;
+        }
+    }
+    // Each set's new number, its first set's next (in `first`, which it replaces).
+    for f in first.iter_mut() {
+        if let Some(e) = next.get_mut(*f as usize) {
+            *f = *e;
+            *e += 1;
+        }
+    }
+    let number = first;
+    for c in class.iter_mut() {
+        if *c != DIRECT
+            && *c != CANDIDATE
+            && *c & SET_BIT != 0
+            && let Some(&k) = number.get((*c & !SET_BIT) as usize)
+        {
+            *c = SET_BIT | k;
+        }
+    }
+    // Which set each number is (moving the sets themselves, 28 bytes each, took longer than
+    // all the rest).
+    let mut order = vec![0u32; n];
+    for (i, &k) in (0u32..).zip(number.iter()) {
+        if let Some(o) = order.get_mut(k as usize) {
+            *o = i;
+        }
+    }
+    (lists, order)
 }
 
 /// How many influences vertex `v` has.
@@ -975,6 +1119,59 @@ fn place<P: Pair>(columns: &[[P; 4]], i: &Influence) -> P {
 mod tests {
     use super::*;
     use crate::synth::TubeRig;
+
+    /// Sets of the same slots in the same order come together as lists, told apart by their
+    /// member count where their slots' bits agree ([0, 5] and [0, 0, 5], and seven and eight
+    /// members, whose count a first version shifted out of the key); the lists go by member
+    /// count, the sets alone after them, each in first order; every vertex keeps its set.
+    #[test]
+    fn sets_of_the_same_slots_make_lists() {
+        let shapes: [&[u32]; 12] = [
+            &[0, 5],
+            &[0, 0, 5],
+            &[0, 5],
+            &[1, 2, 3],
+            &[0, 0, 5],
+            &[0, 5],
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+            &[1, 2, 3, 4, 5, 6, 7],
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+            &[1, 2, 3, 4, 5, 6, 7],
+        ];
+        let mut members = Vec::new();
+        let mut sets = Vec::new();
+        for (i, shape) in shapes.iter().enumerate() {
+            let key = members.len() as u32;
+            members.extend(shape.iter().map(|&slot| Member {
+                slot,
+                weight: 0.1 * i as f32 + 0.01 * slot as f32,
+            }));
+            sets.push(Group {
+                key,
+                members_end: members.len() as u32,
+                ..Group::default()
+            });
+        }
+        let vertex_sets = [6u32, 0, 1, 2, 3, 4, 5, 7, 0, 5, 8, 9, 10, 11];
+        let mut class: Vec<u32> = vertex_sets.iter().map(|&s| SET_BIT | s).collect();
+        class.extend([DIRECT, 4]);
+        let (lists, order) = group_by_slots(&sets, &members, &mut class);
+        assert_eq!(lists, vec![(0, 3), (3, 5), (5, 7), (7, 9)]);
+        assert_eq!(order, vec![0, 2, 5, 1, 4, 9, 11, 8, 10, 3, 6, 7]);
+        let renamed: Vec<u32> = class
+            .iter()
+            .take(vertex_sets.len())
+            .map(|&c| order[(c & !SET_BIT) as usize])
+            .collect();
+        assert_eq!(renamed, vertex_sets);
+        assert_eq!(class[vertex_sets.len()..], [DIRECT, 4]);
+        assert_ne!(list_key(&members, &sets[0]), list_key(&members, &sets[1]));
+        assert_ne!(list_key(&members, &sets[8]), list_key(&members, &sets[9]));
+        // Nine members: more than the kernels keep in registers, never in a list.
+        assert_eq!(list_key(&members, &sets[6]), None);
+    }
 
     /// The eight-lane survey gives the four-lane one's bits: the layout does not depend on the
     /// CPU. On a tube whose influences are nudged so that some agree and some do not.
