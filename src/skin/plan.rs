@@ -578,18 +578,21 @@ impl SkinPlan {
     }
 }
 
-/// The slots of a set of two to [`LIST_MAX`] members as one number: 12 bits a slot (slots
-/// are below [`MAX_PALETTE_BONES`]), at most 96 bits, and the count in the top byte. Other
-/// sets are never in a list.
-fn list_key(members: &[Member], set: &Group) -> Option<u128> {
+/// The slots of a set of two to [`LIST_MAX`] members, a byte each (slots are below
+/// [`MAX_PALETTE_BONES`], 256), and their count: equal keys, equal slots. `None` for other
+/// sets, which are never in a list.
+fn list_key(members: &[Member], set: &Group) -> Option<(u64, u8)> {
     let m = members.get(set.key as usize..set.members_end as usize)?;
     (2..=LIST_MAX).contains(&m.len()).then(|| {
         let slots = m
             .iter()
-            .fold(0u128, |k, m| (k << 12) | u128::from(m.slot & 0xfff));
-        slots | (m.len() as u128) << 120
+            .fold(0u64, |k, m| (k << 8) | u64::from(m.slot & 0xff));
+        (slots, m.len() as u8)
     })
 }
+
+// list_key gives a slot a byte.
+const _: () = assert!(MAX_PALETTE_BONES <= 256);
 
 /// Most members of a set in a list: the kernels keep that many matrices in registers.
 pub(crate) const LIST_MAX: usize = 8;
@@ -600,7 +603,7 @@ pub(crate) const LIST_MAX: usize = 8;
 /// sets' member count (so that a kernel's choice of code by that count repeats), then as they
 /// first appear; then every other set; each list's sets and the others in their first order.
 /// `class` comes to name the new numbers. Sets of the same slots are found through an
-/// open-addressed table of their [`list_key`]s, and one scratch buffer serves every step (the
+/// open-addressed table of their [`list_key`]s, and one scratch buffer serves every step (a
 /// first version, which sorted the sets and built new vectors, added 5% to loading
 /// xon_wyvern_lod2.dpm).
 fn group_by_slots(
@@ -612,26 +615,26 @@ fn group_by_slots(
     if n < 2 {
         return (Vec::new(), (0..n as u32).collect());
     }
-    let key = |i: u32| sets.get(i as usize).and_then(|s| list_key(members, s));
+    let keys: Vec<Option<(u64, u8)>> = sets.iter().map(|s| list_key(members, s)).collect();
     let size = (2 * n).next_power_of_two();
     let mut scratch = vec![0u32; size + 3 * n];
     let (seen, rest) = scratch.split_at_mut(size);
     let (first, rest) = rest.split_at_mut(n);
     let (count, next) = rest.split_at_mut(n);
     seen.fill(u32::MAX);
-    // Each set's first set of the same key (`first`), and how many share it (`count`, kept at
-    // that first set; 0 at the others).
-    for i in 0..n as u32 {
+    // Each set's first set of the same slots (`first`), and how many share them (`count`, kept
+    // at that first set; 0 at the others).
+    for (i, key) in (0u32..).zip(&keys) {
         let mut f = i;
-        if let Some(k) = key(i) {
-            let hash = (k ^ (k >> 64)) as u64;
-            let mut at = (hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & (size - 1);
+        if let Some((slots, len)) = *key {
+            let hash = (slots ^ u64::from(len)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let mut at = (hash >> 32) as usize & (size - 1);
             while let Some(e) = seen.get_mut(at) {
                 if *e == u32::MAX {
                     *e = i;
                     break;
                 }
-                if key(*e) == Some(k) {
+                if keys.get(*e as usize) == Some(key) {
                     f = *e;
                     break;
                 }
@@ -681,14 +684,11 @@ fn group_by_slots(
         }
     }
     let number = first;
+    // Without a branch: vertices of sets and of bones mix.
     for c in class.iter_mut() {
-        if *c != DIRECT
-            && *c != CANDIDATE
-            && *c & SET_BIT != 0
-            && let Some(&k) = number.get((*c & !SET_BIT) as usize)
-        {
-            *c = SET_BIT | k;
-        }
+        let set = *c & SET_BIT != 0 && *c < CANDIDATE;
+        let k = number.get((*c & !SET_BIT) as usize).copied().unwrap_or(0);
+        *c = if set { SET_BIT | k } else { *c };
     }
     // Which set each number is (moving the sets themselves, 28 bytes each, took longer than
     // all the rest).
@@ -1122,8 +1122,8 @@ mod tests {
 
     /// Sets of the same slots in the same order come together as lists, told apart by their
     /// member count where their slots' bits agree ([0, 5] and [0, 0, 5], and seven and eight
-    /// members, whose count a first version shifted out of the key); the lists go by member
-    /// count, the sets alone after them, each in first order; every vertex keeps its set.
+    /// members, whose count a first version's key lost); the lists go by member count, the
+    /// sets alone after them, each in first order; every vertex keeps its set.
     #[test]
     fn sets_of_the_same_slots_make_lists() {
         let shapes: [&[u32]; 12] = [
@@ -1169,6 +1169,7 @@ mod tests {
         assert_eq!(class[vertex_sets.len()..], [DIRECT, 4]);
         assert_ne!(list_key(&members, &sets[0]), list_key(&members, &sets[1]));
         assert_ne!(list_key(&members, &sets[8]), list_key(&members, &sets[9]));
+        assert_eq!(list_key(&members, &sets[0]), list_key(&members, &sets[5]));
         // Nine members: more than the kernels keep in registers, never in a list.
         assert_eq!(list_key(&members, &sets[6]), None);
     }
