@@ -361,7 +361,7 @@ impl SkinPlan {
         for m in &mut members {
             m.slot = slot_of.get(m.slot as usize).copied().unwrap_or(0);
         }
-        let (lists, set_order) = group_by_slots(&sets, &members, &mut class);
+        let (lists, numbers) = group_by_slots(&sets, &members);
 
         let mut plan = SkinPlan {
             members,
@@ -373,7 +373,7 @@ impl SkinPlan {
         plan.arrange(
             &class,
             bone_count,
-            (&sets, &set_order),
+            (&sets, &numbers),
             starts,
             influences,
             &candidates,
@@ -386,7 +386,7 @@ impl SkinPlan {
     }
 
     /// Sorts the vertices into their groups and stretches: bone groups (those with runs) in
-    /// bone order, then every set in its new order (`set_order`, from [`group_by_slots`]), then
+    /// bone order, then every set in its new order (`numbers`, from [`group_by_slots`]), then
     /// the stretches in vertex order. A run of consecutive vertices of one group is a run of
     /// equal classes in vertex order, so two passes over those runs do it: one counts, one
     /// places.
@@ -394,16 +394,18 @@ impl SkinPlan {
         &mut self,
         class: &[u32],
         bone_count: usize,
-        (sets, set_order): (&[Group], &[u32]),
+        (sets, numbers): (&[Group], &Numbers),
         starts: &[u32],
         influences: &[Influence],
         candidates: &[Influence],
     ) {
+        // A set's key is its new number's (see group_by_slots).
         let key_of = |c: u32| -> Option<usize> {
             if c == DIRECT || c == CANDIDATE {
                 None
             } else if c & SET_BIT != 0 {
-                Some(bone_count + (c & !SET_BIT) as usize)
+                let set = numbers.new.get((c & !SET_BIT) as usize)?;
+                Some(bone_count + *set as usize)
             } else {
                 Some(c as usize)
             }
@@ -567,7 +569,8 @@ impl SkinPlan {
                     hi,
                     runs: (runs_from, runs_to),
                     weight_one: true,
-                    ..set_order
+                    ..numbers
+                        .order
                         .get(k - bone_count)
                         .and_then(|&old| sets.get(old as usize))
                         .copied()
@@ -597,23 +600,27 @@ const _: () = assert!(MAX_PALETTE_BONES <= 256);
 /// Most members of a set in a list: the kernels keep that many matrices in registers.
 pub(crate) const LIST_MAX: usize = 8;
 
-/// New numbers for `sets`, for [`SkinPlan::lists`]: returns the lists, and which set each
-/// number is. First the sets that share
+/// New numbers for `sets`, for [`SkinPlan::lists`]: returns the lists and the numbers. First
+/// the sets that share
 /// their members' slots (in order) with another, those of a list together, the lists by their
 /// sets' member count (so that a kernel's choice of code by that count repeats), then as they
 /// first appear; then every other set; each list's sets and the others in their first order.
-/// `class` comes to name the new numbers. Sets of the same slots are found through an
+/// (The vertices' classes keep the old numbers; arrange() looks the new ones up, once per run,
+/// which took less than rewriting every class.) Sets of the same slots are found through an
 /// open-addressed table of their [`list_key`]s, and one scratch buffer serves every step (a
 /// first version, which sorted the sets and built new vectors, added 5% to loading
 /// xon_wyvern_lod2.dpm).
-fn group_by_slots(
-    sets: &[Group],
-    members: &[Member],
-    class: &mut [u32],
-) -> (Vec<(u32, u32)>, Vec<u32>) {
+fn group_by_slots(sets: &[Group], members: &[Member]) -> (Vec<(u32, u32)>, Numbers) {
     let n = sets.len();
     if n < 2 {
-        return (Vec::new(), (0..n as u32).collect());
+        let same: Vec<u32> = (0..n as u32).collect();
+        return (
+            Vec::new(),
+            Numbers {
+                new: same.clone(),
+                order: same,
+            },
+        );
     }
     let keys: Vec<Option<(u64, u8)>> = sets.iter().map(|s| list_key(members, s)).collect();
     let size = (2 * n).next_power_of_two();
@@ -683,22 +690,20 @@ fn group_by_slots(
             *e += 1;
         }
     }
-    let number = first;
-    // Without a branch: vertices of sets and of bones mix.
-    for c in class.iter_mut() {
-        let set = *c & SET_BIT != 0 && *c < CANDIDATE;
-        let k = number.get((*c & !SET_BIT) as usize).copied().unwrap_or(0);
-        *c = if set { SET_BIT | k } else { *c };
-    }
-    // Which set each number is (moving the sets themselves, 28 bytes each, took longer than
-    // all the rest).
+    let new = first.to_vec();
     let mut order = vec![0u32; n];
-    for (i, &k) in (0u32..).zip(number.iter()) {
+    for (i, &k) in (0u32..).zip(&new) {
         if let Some(o) = order.get_mut(k as usize) {
             *o = i;
         }
     }
-    (lists, order)
+    (lists, Numbers { new, order })
+}
+
+/// Sets renumbered: `new[set]` is a set's new number, `order[number]` the set of a number.
+struct Numbers {
+    new: Vec<u32>,
+    order: Vec<u32>,
 }
 
 /// How many influences vertex `v` has.
@@ -1123,7 +1128,7 @@ mod tests {
     /// Sets of the same slots in the same order come together as lists, told apart by their
     /// member count where their slots' bits agree ([0, 5] and [0, 0, 5], and seven and eight
     /// members, whose count a first version's key lost); the lists go by member count, the
-    /// sets alone after them, each in first order; every vertex keeps its set.
+    /// sets alone after them, each in first order.
     #[test]
     fn sets_of_the_same_slots_make_lists() {
         let shapes: [&[u32]; 12] = [
@@ -1154,19 +1159,12 @@ mod tests {
                 ..Group::default()
             });
         }
-        let vertex_sets = [6u32, 0, 1, 2, 3, 4, 5, 7, 0, 5, 8, 9, 10, 11];
-        let mut class: Vec<u32> = vertex_sets.iter().map(|&s| SET_BIT | s).collect();
-        class.extend([DIRECT, 4]);
-        let (lists, order) = group_by_slots(&sets, &members, &mut class);
+        let (lists, numbers) = group_by_slots(&sets, &members);
         assert_eq!(lists, vec![(0, 3), (3, 5), (5, 7), (7, 9)]);
-        assert_eq!(order, vec![0, 2, 5, 1, 4, 9, 11, 8, 10, 3, 6, 7]);
-        let renamed: Vec<u32> = class
-            .iter()
-            .take(vertex_sets.len())
-            .map(|&c| order[(c & !SET_BIT) as usize])
-            .collect();
-        assert_eq!(renamed, vertex_sets);
-        assert_eq!(class[vertex_sets.len()..], [DIRECT, 4]);
+        assert_eq!(numbers.order, vec![0, 2, 5, 1, 4, 9, 11, 8, 10, 3, 6, 7]);
+        for (set, &number) in numbers.new.iter().enumerate() {
+            assert_eq!(numbers.order[number as usize], set as u32);
+        }
         assert_ne!(list_key(&members, &sets[0]), list_key(&members, &sets[1]));
         assert_ne!(list_key(&members, &sets[8]), list_key(&members, &sets[9]));
         assert_eq!(list_key(&members, &sets[0]), list_key(&members, &sets[5]));
