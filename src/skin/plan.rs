@@ -601,15 +601,14 @@ const _: () = assert!(MAX_PALETTE_BONES <= 256);
 pub(crate) const LIST_MAX: usize = 8;
 
 /// New numbers for `sets`, for [`SkinPlan::lists`]: returns the lists and the numbers. First
-/// the sets that share
-/// their members' slots (in order) with another, those of a list together, the lists by their
-/// sets' member count (so that a kernel's choice of code by that count repeats), then as they
-/// first appear; then every other set; each list's sets and the others in their first order.
-/// (The vertices' classes keep the old numbers; arrange() looks the new ones up, once per run,
-/// which took less than rewriting every class.) Sets of the same slots are found through an
-/// open-addressed table of their [`list_key`]s, and one scratch buffer serves every step (a
-/// first version, which sorted the sets and built new vectors, added 5% to loading
-/// xon_wyvern_lod2.dpm).
+/// come the sets that share their members' slots (in order) with another, those of a list
+/// together, the lists by their sets' member count (so that a kernel's choice of code by that
+/// count repeats), then as they first appear; then every other set; each list's sets and the
+/// others in their first order. The vertices' classes keep the old numbers: arrange() looks
+/// the new ones up once per run rather than every class being rewritten. Sets of the same
+/// slots are found through an open-addressed table of their [`list_key`]s, and one scratch
+/// buffer serves every step (a first version, which sorted the sets and built new vectors,
+/// added 5% to loading xon_wyvern_lod2.dpm).
 fn group_by_slots(sets: &[Group], members: &[Member]) -> (Vec<(u32, u32)>, Numbers) {
     let n = sets.len();
     if n < 2 {
