@@ -196,7 +196,9 @@ typedef struct ossa_file_io {
 
 typedef struct ossa_load_options {
   /**
-   * sizeof(ossa_load_options): the struct only grows at its end
+   * sizeof(ossa_load_options), set by ossa_load_options_init. The struct only grows at its end;
+   * only the sizes of its released layouts are accepted (this one, and the one that ends
+   * before base_dir), any other is OSSA_ERR_INVALID_ARGUMENT
    */
   uint32_t size;
   /**
@@ -872,7 +874,8 @@ uint32_t ossa_suit_skin_get_property(const struct ossa_model *model,
 /**
  * The frames to pose for `animation` at `seconds` since it started: one or two blends with
  * weights summing to 1, ready for ossa_pose_frames. A looping scene wraps round; another holds
- * its first frame before its start and its last after its end.
+ * its first frame before its start and its last after its end. A time that is not finite is
+ * OSSA_ERR_INVALID_ARGUMENT.
  *
  * # Safety
  * `model` is a live handle; `blends_out` holds 2 entries; `blend_count` is writable.
@@ -898,7 +901,9 @@ uint32_t ossa_model_warning_count(const struct ossa_model *model);
 const char *ossa_model_warning(const struct ossa_model *model, uint32_t index);
 
 /**
- * Model-space bone matrices for a weighted blend of 1 to 8 frames.
+ * Model-space bone matrices for a weighted blend of 1 to 8 frames. `root` may lie inside
+ * `bones_out` (it is read before anything is written); `blends` may not
+ * (OSSA_ERR_INVALID_ARGUMENT).
  *
  * # Safety
  * `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
@@ -924,7 +929,8 @@ uint32_t ossa_pose_frames_local(const struct ossa_model *model,
                                 size_t bone_count);
 
 /**
- * Concatenates caller-made parent-relative poses.
+ * Concatenates caller-made parent-relative poses. `root` may lie inside `bones_out`; `local`
+ * sharing memory with `bones_out` is OSSA_ERR_INVALID_ARGUMENT.
  *
  * # Safety
  * `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not
@@ -937,7 +943,9 @@ uint32_t ossa_pose_concat(const struct ossa_model *model,
                           size_t bone_count);
 
 /**
- * Skins vertices [first, first + count) of `mesh`.
+ * Skins vertices [first, first + count) of `mesh`. Positions and normals may interleave in one
+ * buffer, but a normal written over a position, or `bones` inside the bytes written, is
+ * OSSA_ERR_INVALID_ARGUMENT.
  *
  * # Safety
  * `model` is a live handle; `bones` holds `bone_count` matrices; `target` describes writable
@@ -996,10 +1004,11 @@ uint32_t ossa_model_inverse_bind(const struct ossa_model *model,
 
 /**
  * The matrices a vertex shader multiplies bind-pose vertices with: `bones[i] * inverse bind[i]`,
- * from the model-space matrices of ossa_pose_frames.
+ * from the model-space matrices of ossa_pose_frames. `bones` and `out` sharing memory is
+ * OSSA_ERR_INVALID_ARGUMENT.
  *
  * # Safety
- * `model` is a live handle; `bones` and `out` hold `bone_count` matrices and do not overlap.
+ * `model` is a live handle; `bones` and `out` hold `bone_count` matrices.
  */
 uint32_t ossa_skinning_matrices(const struct ossa_model *model,
                                 const struct ossa_mat3x4 *bones,

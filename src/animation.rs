@@ -169,6 +169,13 @@ impl Model {
                 self.animations().len()
             ))
         })?;
+        // An infinite time has no place in a scene: a looping one has no phase there, and
+        // another would hold its first frame at +inf but its last at 1e308.
+        if !seconds.is_finite() {
+            return Err(Error::invalid_argument(format!(
+                "time {seconds} seconds is not a finite number"
+            )));
+        }
         Ok(blend_at(scene, seconds))
     }
 }

@@ -132,7 +132,9 @@ pub struct ossa_file_io {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ossa_load_options {
-    /// sizeof(ossa_load_options): the struct only grows at its end
+    /// sizeof(ossa_load_options), set by ossa_load_options_init. The struct only grows at its end;
+    /// only the sizes of its released layouts are accepted (this one, and the one that ends
+    /// before base_dir), any other is OSSA_ERR_INVALID_ARGUMENT
     pub size: u32,
     /// an ossa_format
     pub format: u32,
@@ -589,6 +591,28 @@ impl Options {
     }
 }
 
+/// The layout of `ossa_load_options` before `base_dir`: its fields end where `base_dir` starts.
+const OPTIONS_WITHOUT_BASE_DIR: usize = std::mem::offset_of!(ossa_load_options, base_dir);
+
+/// How many bytes of the caller's options to read, for a `size` that must be the size of a
+/// released layout: any other size could end inside a field (half a pointer) or hold padding.
+fn options_bytes(size: usize) -> Result<usize> {
+    let full = size_of::<ossa_load_options>();
+    let align = align_of::<ossa_load_options>();
+    // A C compiler pads the earlier struct to its alignment; the padding is not a field.
+    let earlier = OPTIONS_WITHOUT_BASE_DIR.next_multiple_of(align);
+    if size == full {
+        Ok(full)
+    } else if size == earlier || size == OPTIONS_WITHOUT_BASE_DIR {
+        Ok(OPTIONS_WITHOUT_BASE_DIR)
+    } else {
+        Err(Error::invalid_argument(format!(
+            "options->size is {size}, which is no released size of ossa_load_options ({full} \
+             bytes, or {earlier} without base_dir); call ossa_load_options_init first"
+        )))
+    }
+}
+
 fn read_options(options: *const ossa_load_options) -> Result<Options> {
     let mut o = ossa_load_options {
         size: size_of::<ossa_load_options>() as u32,
@@ -604,12 +628,7 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
     if !options.is_null() {
         // SAFETY: a non-null options pointer points to at least its `size` field.
         let size = unsafe { options.cast::<u32>().read_unaligned() } as usize;
-        if size < 8 {
-            return Err(Error::invalid_argument(format!(
-                "options->size is {size}; call ossa_load_options_init first"
-            )));
-        }
-        let n = size.min(size_of::<ossa_load_options>());
+        let n = options_bytes(size)?;
         // SAFETY: the caller's struct holds `size` bytes; we copy no more than both structs hold.
         unsafe { ptr::copy_nonoverlapping(options.cast::<u8>(), (&raw mut o).cast::<u8>(), n) };
     }
@@ -1415,7 +1434,8 @@ pub unsafe extern "C" fn ossa_suit_skin_get_property(
 
 /// The frames to pose for `animation` at `seconds` since it started: one or two blends with
 /// weights summing to 1, ready for ossa_pose_frames. A looping scene wraps round; another holds
-/// its first frame before its start and its last after its end.
+/// its first frame before its start and its last after its end. A time that is not finite is
+/// OSSA_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
 /// `model` is a live handle; `blends_out` holds 2 entries; `blend_count` is writable.
@@ -1525,12 +1545,53 @@ fn blends_in<'a>(blends: *const ossa_frame_blend, count: usize) -> Result<&'a [F
     Ok(unsafe { std::slice::from_raw_parts(blends.cast::<FrameBlend>(), count) })
 }
 
-fn root_in<'a>(root: *const ossa_mat3x4) -> Option<&'a Mat3x4> {
+/// A copy of the caller's root matrix, taken before any output is written, so that a root
+/// inside the output buffer is read as the caller passed it.
+fn root_in(root: *const ossa_mat3x4) -> Option<Mat3x4> {
     // SAFETY: a non-null root points to one matrix; the layouts match.
-    unsafe { root.cast::<Mat3x4>().as_ref() }
+    (!root.is_null()).then(|| unsafe { root.cast::<Mat3x4>().read_unaligned() })
 }
 
-/// Model-space bone matrices for a weighted blend of 1 to 8 frames.
+/// The bytes `[start, start + len)` of a caller's buffer.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    len: usize,
+    what: &'static str,
+}
+
+impl Span {
+    fn of<T>(ptr: *const T, count: usize, what: &'static str) -> Span {
+        Span {
+            start: ptr as usize,
+            len: count.saturating_mul(size_of::<T>()),
+            what,
+        }
+    }
+
+    fn end(self) -> usize {
+        self.start.saturating_add(self.len)
+    }
+
+    fn overlaps(self, other: Span) -> bool {
+        self.len > 0 && other.len > 0 && self.start < other.end() && other.start < self.end()
+    }
+}
+
+/// Refuses an input that shares bytes with an output: ossa would read what it already wrote.
+fn disjoint(input: Span, output: Span) -> Result<()> {
+    if input.overlaps(output) {
+        return Err(Error::invalid_argument(format!(
+            "{} overlaps {}: an output may not share memory with an input",
+            input.what, output.what
+        )));
+    }
+    Ok(())
+}
+
+/// Model-space bone matrices for a weighted blend of 1 to 8 frames. `root` may lie inside
+/// `bones_out` (it is read before anything is written); `blends` may not
+/// (OSSA_ERR_INVALID_ARGUMENT).
 ///
 /// # Safety
 /// `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
@@ -1547,8 +1608,11 @@ pub unsafe extern "C" fn ossa_pose_frames(
     guard(ptr::null_mut(), || {
         let model = model_ref(model)?;
         let blends = blends_in(blends, blend_count)?;
+        let root = root_in(root);
+        let out_span = Span::of(bones_out, bone_count, "bones_out");
+        disjoint(Span::of(blends.as_ptr(), blends.len(), "blends"), out_span)?;
         let out = self::bones_out(model, bones_out, bone_count)?;
-        model.pose_frames(blends, root_in(root), out)
+        model.pose_frames(blends, root.as_ref(), out)
     })
 }
 
@@ -1567,12 +1631,17 @@ pub unsafe extern "C" fn ossa_pose_frames_local(
     guard(ptr::null_mut(), || {
         let model = model_ref(model)?;
         let blends = blends_in(blends, blend_count)?;
+        disjoint(
+            Span::of(blends.as_ptr(), blends.len(), "blends"),
+            Span::of(local_out, bone_count, "local_out"),
+        )?;
         let out = bones_out(model, local_out, bone_count)?;
         model.pose_frames_local(blends, out)
     })
 }
 
-/// Concatenates caller-made parent-relative poses.
+/// Concatenates caller-made parent-relative poses. `root` may lie inside `bones_out`; `local`
+/// sharing memory with `bones_out` is OSSA_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
 /// `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not
@@ -1588,8 +1657,13 @@ pub unsafe extern "C" fn ossa_pose_concat(
     guard(ptr::null_mut(), || {
         let model = model_ref(model)?;
         let local = bones_in(model, local, bone_count, "local")?;
+        let root = root_in(root);
+        disjoint(
+            Span::of(local.as_ptr(), local.len(), "local"),
+            Span::of(bones_out, bone_count, "bones_out"),
+        )?;
         let out = self::bones_out(model, bones_out, bone_count)?;
-        model.pose_concat(local, root_in(root), out)
+        model.pose_concat(local, root.as_ref(), out)
     })
 }
 
@@ -1625,13 +1699,74 @@ impl CTarget {
         if !t.normals.is_null() {
             capacity = capacity.min(stride_capacity(t.normal_stride, t.normal_bytes, "normal")?);
         }
-        Ok(CTarget {
+        let target = CTarget {
             positions: t.positions.cast(),
             position_stride: t.position_stride,
             normals: t.normals.cast(),
             normal_stride: t.normal_stride,
             capacity,
-        })
+        };
+        target.check_interleaving()?;
+        Ok(target)
+    }
+
+    /// The bytes the first `count` positions (or normals) take.
+    fn span(base: *mut u8, stride: usize, count: usize, what: &'static str) -> Span {
+        Span {
+            start: base as usize,
+            len: match count {
+                0 => 0,
+                n => (n - 1).saturating_mul(stride).saturating_add(12),
+            },
+            what,
+        }
+    }
+
+    fn positions_span(&self, count: usize) -> Span {
+        Self::span(
+            self.positions,
+            self.position_stride,
+            count,
+            "target->positions",
+        )
+    }
+
+    fn normals_span(&self, count: usize) -> Option<Span> {
+        (!self.normals.is_null())
+            .then(|| Self::span(self.normals, self.normal_stride, count, "target->normals"))
+    }
+
+    /// Positions and normals may share one buffer, interleaved, but no normal may be written
+    /// over a position: with one stride, each normal must start at least 12 bytes after a
+    /// position and end before the next.
+    fn check_interleaving(&self) -> Result<()> {
+        let positions = self.positions_span(self.capacity);
+        let Some(normals) = self.normals_span(self.capacity) else {
+            return Ok(());
+        };
+        if !positions.overlaps(normals) {
+            return Ok(());
+        }
+        let stride = self.position_stride;
+        let apart =
+            (normals.start.wrapping_sub(positions.start) as isize).rem_euclid(stride as isize);
+        if self.normal_stride == stride && (12..=stride as isize - 12).contains(&apart) {
+            return Ok(());
+        }
+        Err(Error::invalid_argument(format!(
+            "target->normals overlap target->positions: a normal would be written over a \
+             position (strides {} and {}, normals {apart} bytes after a position)",
+            self.position_stride, self.normal_stride
+        )))
+    }
+
+    /// Refuses an input that shares bytes with the first `count` elements written.
+    fn check_disjoint(&self, input: Span, count: usize) -> Result<()> {
+        disjoint(input, self.positions_span(count))?;
+        match self.normals_span(count) {
+            Some(normals) => disjoint(input, normals),
+            None => Ok(()),
+        }
     }
 }
 
@@ -1674,7 +1809,9 @@ impl SkinTarget for CTarget {
     }
 }
 
-/// Skins vertices [first, first + count) of `mesh`.
+/// Skins vertices [first, first + count) of `mesh`. Positions and normals may interleave in one
+/// buffer, but a normal written over a position, or `bones` inside the bytes written, is
+/// OSSA_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
 /// `model` is a live handle; `bones` holds `bone_count` matrices; `target` describes writable
@@ -1696,6 +1833,10 @@ pub unsafe extern "C" fn ossa_skin_mesh(
         // SAFETY: a non-null target points to one ossa_skin_target.
         let target = unsafe { target.as_ref() }.ok_or_else(|| null("target"))?;
         let mut target = CTarget::new(target)?;
+        target.check_disjoint(
+            Span::of(bones.as_ptr(), bones.len(), "bones"),
+            count as usize,
+        )?;
         model.skin_mesh(
             mesh as usize,
             bones,
@@ -1795,10 +1936,11 @@ pub unsafe extern "C" fn ossa_model_inverse_bind(
 }
 
 /// The matrices a vertex shader multiplies bind-pose vertices with: `bones[i] * inverse bind[i]`,
-/// from the model-space matrices of ossa_pose_frames.
+/// from the model-space matrices of ossa_pose_frames. `bones` and `out` sharing memory is
+/// OSSA_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
-/// `model` is a live handle; `bones` and `out` hold `bone_count` matrices and do not overlap.
+/// `model` is a live handle; `bones` and `out` hold `bone_count` matrices.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ossa_skinning_matrices(
     model: *const ossa_model,
@@ -1809,6 +1951,10 @@ pub unsafe extern "C" fn ossa_skinning_matrices(
     guard(ptr::null_mut(), || {
         let model = model_ref(model)?;
         let bones = bones_in(model, bones, bone_count, "bones")?;
+        disjoint(
+            Span::of(bones.as_ptr(), bones.len(), "bones"),
+            Span::of(out, bone_count, "out"),
+        )?;
         let out = bones_out(model, out, bone_count)?;
         model.skinning_matrices(bones, out)
     })
