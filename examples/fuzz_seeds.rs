@@ -12,7 +12,8 @@ use std::path::Path;
 
 use ossa::Format;
 use samples::{
-    Sample, bind_input, join_two, pose_skin_seeds, samples, skill_cfp, skill_file_bytes,
+    Sample, bind_input, join_two, load_file_seeds, pose_skin_seeds, samples, skill_cfp,
+    skill_file_bytes,
 };
 
 /// The load targets and the format each forces.
@@ -130,5 +131,7 @@ fn main() -> std::io::Result<()> {
         }
     }
     write_all(dir, "skills", &skills)?;
+
+    write_all(dir, "load_file", &load_file_seeds())?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod invariants;
+pub mod load_file;
 pub mod pose_skin;
 pub mod samples;
 

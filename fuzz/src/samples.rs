@@ -9,7 +9,7 @@
 use ossa::format::cmx::{CharacterFile, Motion, Skill};
 use ossa::format::{cfp, cmx};
 use ossa::synth::TubeRig;
-use ossa::{BoneSlots, Format, Influence, MeshParts, Model, ModelParts, Name};
+use ossa::{BoneSlots, Format, Influence, MeshParts, Model, ModelParts, Name, dpm, mm2, skm};
 
 /// Writes a model as one format; it may refuse a model the format cannot hold.
 pub type Writer = fn(&Model) -> ossa::Result<Vec<u8>>;
@@ -466,4 +466,142 @@ pub fn pose_skin_seeds() -> Vec<Vec<u8>> {
             seed
         })
         .collect()
+}
+
+/// The load_file target (`fuzz/src/load_file.rs`): the paths its entries may have: the models of [`LOAD_FILE_MODELS`] and the sidecars each engine
+/// looks for beside them.
+pub const LOAD_FILE_NAMES: [&str; 16] = [
+    "m.dpm",
+    "m.dpm.framegroups",
+    "m.skm",
+    "m.cfg",
+    "m.skp",
+    "models/p/tris.skp",
+    "m_2.skm",
+    "ped.mod",
+    "ped.skel",
+    "anims/c.cmx",
+    "anims/xskill-fuzz.cfp",
+    "anims/a.cfp",
+    "sub/m.dpm",
+    "sub/m.dpm.framegroups",
+    "m_2.cfg",
+    "sub/m.skp",
+];
+
+/// The model paths the flags choose from; the last two lie outside the filesystem.
+pub const LOAD_FILE_MODELS: [&str; 8] = [
+    "m.dpm",
+    "m.skm",
+    "m_2.skm",
+    "ped.mod",
+    "sub/m.dpm",
+    "anims/c.cmx",
+    "../m.dpm",
+    "/m.dpm",
+];
+
+/// The memory limits the flags choose from (0: the library's default).
+pub const LOAD_FILE_MAX_BYTES: [u64; 4] = [0, 1 << 16, 1 << 20, 16 << 20];
+
+/// Inputs for the load_file target: each model path with the files a sample model of its format needs, each written by
+/// ossa's own writers.
+pub fn load_file_seeds() -> Vec<(String, Vec<u8>)> {
+    let entry = |name: &str, bytes: &[u8]| {
+        let index = LOAD_FILE_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .expect("a listed name") as u8;
+        let mut out = vec![index];
+        out.extend_from_slice(&(bytes.len().min(u16::MAX as usize) as u16).to_le_bytes());
+        out.extend_from_slice(&bytes[..bytes.len().min(u16::MAX as usize)]);
+        out
+    };
+    let link = |name: &str, to: &str| {
+        let mut e = entry(name, to.as_bytes());
+        e[0] |= 0x80;
+        e
+    };
+    let model_flag = |path: &str| {
+        (LOAD_FILE_MODELS
+            .iter()
+            .position(|p| *p == path)
+            .expect("a model path") as u8)
+            << 1
+    };
+    let tube = tube(3, 3, 3);
+    let dpm = dpm::write(&tube).expect("DPM");
+    let skm = skm::write_skm(&tube).expect("SKM");
+    let skp = skm::write_skp(&tube).expect("SKP");
+    let skel = mm2::write_skel(&tube).ok();
+    let mm2_mod = mm2::write_mod(&tube).ok();
+    let mut out = Vec::new();
+    let mut seed = |name: &str, flags: u8, parts: Vec<Vec<u8>>| {
+        let mut bytes = vec![flags];
+        for p in parts {
+            bytes.extend(p);
+        }
+        out.push((name.to_owned(), bytes));
+    };
+    let limit_1m = 2 << 4;
+    seed(
+        "dpm-framegroups",
+        model_flag("m.dpm") | limit_1m,
+        vec![
+            entry("m.dpm", &dpm),
+            entry(
+                "m.dpm.framegroups",
+                b"/* scenes */\n0 2 10 1 \"walk\" // comment\n2 1 5 0 die\n",
+            ),
+        ],
+    );
+    seed(
+        "dpm-linked",
+        model_flag("sub/m.dpm"),
+        vec![
+            entry("m.dpm", &dpm),
+            link("sub/m.dpm", "m.dpm"),
+            link("sub/m.dpm.framegroups", "sub/m.dpm.framegroups"),
+        ],
+    );
+    seed(
+        "skm-cfg-import",
+        model_flag("m.skm"),
+        vec![
+            entry("m.skm", &skm),
+            entry("m.cfg", b"import models/p/tris\n"),
+            entry("models/p/tris.skp", &skp),
+        ],
+    );
+    seed(
+        "skm-lod",
+        model_flag("m_2.skm") | 1,
+        vec![
+            entry("m_2.skm", &skm),
+            link("m.skp", "sub/m.skp"),
+            entry("sub/m.skp", &skp),
+        ],
+    );
+    if let (Some(skel), Some(mm2_mod)) = (skel, mm2_mod) {
+        seed(
+            "mm2",
+            model_flag("ped.mod"),
+            vec![entry("ped.mod", &mm2_mod), entry("ped.skel", &skel)],
+        );
+    }
+    seed(
+        "skills",
+        model_flag("anims/c.cmx") | 0x40,
+        vec![
+            entry("anims/c.cmx", &skill_file_bytes(false)),
+            entry("anims/xskill-fuzz.cfp", &skill_cfp(false)),
+            link("anims/a.cfp", "anims/xskill-fuzz.cfp"),
+        ],
+    );
+    seed(
+        "outside",
+        model_flag("../m.dpm"),
+        vec![entry("m.dpm", &dpm)],
+    );
+    out
 }
