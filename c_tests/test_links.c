@@ -113,6 +113,10 @@ static void test_links(const files *f)
     snprintf(path, sizeof path, "%s/tube.skm", base);
     check_refused(path, base, "\"tube.skp\" leads outside the files the model may read");
     check_refused(path, NULL, "\"tube.skp\" leads outside");
+    /* The link loaded as the model itself. */
+    snprintf(path, sizeof path, "%s/tube.skp", base);
+    check_refused(path, base, "\"tube.skp\" leads outside");
+    CHECK_EQ_U(load_bones(target, outside), 4);
 
     /* The same by a relative link to a text file: its line is not in the message. */
     snprintf(target, sizeof target, "%s/secret.skp", outside);
