@@ -291,14 +291,19 @@ static void test_file_io_callbacks(const char *dir)
     ossa_load_options opt;
     ossa_model *model = NULL;
 
-    /* The file also exists on disk; the main file and its sidecar lookup both go through io. */
+    /* The file exists on disk, but with io the path is one of io's, relative: an absolute one is
+       refused before io is asked, and nothing is read from disk either. */
     snprintf(path, sizeof path, "%s/small.dpm", dir);
     io.user = &state;
     io.read = io_read;
     io.release = io_release;
     ossa_load_options_init(&opt);
     opt.io = &io;
-    CHECK_OK(ossa_load_file(path, &opt, &model, NULL));
+    CHECK_RESULT(ossa_load_file(path, &opt, &model, NULL), OSSA_ERR_INVALID_ARGUMENT);
+    CHECK(model == NULL);
+    CHECK_EQ_I(state.reads + state.misses, 0);
+    /* The main file and its sidecar lookup both go through io. */
+    CHECK_OK(ossa_load_file("models/test/small.dpm", &opt, &model, NULL));
     CHECK_EQ_I(state.reads, 1);
     CHECK_EQ_I(state.misses, 1);
     CHECK_EQ_I(state.releases, state.reads);

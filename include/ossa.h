@@ -186,6 +186,8 @@ typedef struct ossa_file_io {
   /**
    * Read the whole file `path`. On success set *data, *size and *token and return OSSA_OK;
    * return OSSA_ERR_NOT_FOUND when it does not exist, anything else for an I/O failure.
+   * `path` is relative and `/`-separated, never absolute, never with `..`, a backslash or a
+   * drive letter: ossa refuses such a path (OSSA_ERR_INVALID_ARGUMENT) instead of asking.
    */
   uint32_t (*read)(void *user, const char *path, const uint8_t **data, size_t *size, void **token);
   /**
@@ -219,7 +221,9 @@ typedef struct ossa_load_options {
    */
   const struct ossa_file_io *io;
   /**
-   * the file's name or path, for ossa_load_memory (extension, sidecars); may be NULL
+   * the file's name or path, for ossa_load_memory (extension, sidecars); may be NULL. With io,
+   * a path of io's that must stay inside it (not absolute, no `..`), as its sidecars are read
+   * beside it: else OSSA_ERR_INVALID_ARGUMENT
    */
   const char *name;
   /**
@@ -227,8 +231,9 @@ typedef struct ossa_load_options {
    */
   const char *skeleton;
   /**
-   * for ossa_load_file without io: the directory sidecars may be read from; NULL = the
-   * model's own. Nothing outside it is read.
+   * for ossa_load_file without io: the directory the model and its sidecars may be read from;
+   * NULL = the model's own. Nothing outside it is read: a symbolic link is followed only while
+   * it stays inside (else OSSA_ERR_INVALID_ARGUMENT)
    */
   const char *base_dir;
 } ossa_load_options;
@@ -599,8 +604,10 @@ uint32_t ossa_load_memory(const uint8_t *data,
                           struct ossa_error *error);
 
 /**
- * Loads a model from a file and its sidecars: through `options->io` when given, else from the
- * OS filesystem inside `options->base_dir` (default: the model's directory).
+ * Loads a model from a file and its sidecars: through `options->io` when given (`path` is then
+ * one of io's, relative and without `..`), else from the OS filesystem inside
+ * `options->base_dir` (default: the model's directory), where the model must lie too. A path or
+ * symbolic link that leads out is OSSA_ERR_INVALID_ARGUMENT, and nothing outside is read.
  *
  * # Safety
  * `path` is a NUL-terminated string; `options` is NULL or initialised; `out` is writable;

@@ -11,7 +11,7 @@ use libc::c_char;
 
 use crate::error::{Error, ErrorCode, Result, amount};
 use crate::format::{Format, LoadOptions};
-use crate::io::{FileData, FileSystem};
+use crate::io::{FileData, FileSystem, contained};
 use crate::math::Mat3x4;
 use crate::model::{self, BONE_ATTACHMENT, BONE_SYNTHETIC, Model};
 use crate::optimize;
@@ -116,6 +116,8 @@ pub struct ossa_file_io {
     pub user: *mut c_void,
     /// Read the whole file `path`. On success set *data, *size and *token and return OSSA_OK;
     /// return OSSA_ERR_NOT_FOUND when it does not exist, anything else for an I/O failure.
+    /// `path` is relative and `/`-separated, never absolute, never with `..`, a backslash or a
+    /// drive letter: ossa refuses such a path (OSSA_ERR_INVALID_ARGUMENT) instead of asking.
     pub read: Option<
         unsafe extern "C" fn(
             user: *mut c_void,
@@ -145,12 +147,15 @@ pub struct ossa_load_options {
     pub max_bytes: u64,
     /// NULL: the OS filesystem for ossa_load_file, no sidecars for ossa_load_memory
     pub io: *const ossa_file_io,
-    /// the file's name or path, for ossa_load_memory (extension, sidecars); may be NULL
+    /// the file's name or path, for ossa_load_memory (extension, sidecars); may be NULL. With io,
+    /// a path of io's that must stay inside it (not absolute, no `..`), as its sidecars are read
+    /// beside it: else OSSA_ERR_INVALID_ARGUMENT
     pub name: *const c_char,
     /// which skeleton of a multi-skeleton file (Sims CMX); NULL = the first
     pub skeleton: *const c_char,
-    /// for ossa_load_file without io: the directory sidecars may be read from; NULL = the
-    /// model's own. Nothing outside it is read.
+    /// for ossa_load_file without io: the directory the model and its sidecars may be read from;
+    /// NULL = the model's own. Nothing outside it is read: a symbolic link is followed only while
+    /// it stays inside (else OSSA_ERR_INVALID_ARGUMENT)
     pub base_dir: *const c_char,
 }
 
@@ -524,6 +529,9 @@ impl Drop for CallerFile<'_> {
 impl FileSystem for CallerIo {
     fn read(&self, path: &str) -> Result<FileData<'_>> {
         let read = self.io.read.ok_or_else(|| null("io->read"))?;
+        // The callback is promised relative paths without `..`: checked here once more, at the
+        // boundary, whatever asked.
+        let path = contained(path)?;
         let c_path = CString::new(path)
             .map_err(|_| Error::invalid_argument(format!("{path:?} holds a NUL byte")))?;
         let mut data: *const u8 = ptr::null();
@@ -771,8 +779,10 @@ pub unsafe extern "C" fn ossa_load_memory(
     })
 }
 
-/// Loads a model from a file and its sidecars: through `options->io` when given, else from the
-/// OS filesystem inside `options->base_dir` (default: the model's directory).
+/// Loads a model from a file and its sidecars: through `options->io` when given (`path` is then
+/// one of io's, relative and without `..`), else from the OS filesystem inside
+/// `options->base_dir` (default: the model's directory), where the model must lie too. A path or
+/// symbolic link that leads out is OSSA_ERR_INVALID_ARGUMENT, and nothing outside is read.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `options` is NULL or initialised; `out` is writable;

@@ -9,6 +9,8 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::ffi::OsString;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -46,10 +48,47 @@ pub(crate) fn contained(path: &str) -> Result<&str> {
     }
 }
 
+/// Reads `path` through a filesystem after checking that it stays inside (see [`contained`]):
+/// every path ossa hands a caller's [`FileSystem`] comes through here.
+pub(crate) fn read_contained<'a>(fs: &'a dyn FileSystem, path: &str) -> Result<FileData<'a>> {
+    fs.read(contained(path)?)
+}
+
 /// The OS filesystem, restricted to one directory.
+///
+/// Symbolic links are followed while they stay inside the directory (a pk3dir often links
+/// between its own folders); a path whose links lead out of it is refused, before anything
+/// outside is looked at. Only regular files are read.
 #[derive(Clone, Debug)]
 pub struct DirFileSystem {
     root: PathBuf,
+}
+
+/// The longest path followed, as Linux's PATH_MAX: longer ones name nothing the OS could open.
+const MAX_PATH: usize = 4096;
+/// The most symbolic links followed for one path, as Linux's MAXSYMLINKS.
+const MAX_LINKS: u32 = 40;
+
+/// One step of a path being resolved.
+enum Step {
+    Parent,
+    Name(OsString),
+}
+
+/// Queues the steps of the relative `path` so that its first is popped next. A root or drive
+/// prefix in it is a step out of the directory.
+fn push_steps(pending: &mut Vec<Step>, path: &Path) -> std::result::Result<(), ()> {
+    let mut steps = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(name) => steps.push(Step::Name(name.to_owned())),
+            Component::ParentDir => steps.push(Step::Parent),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return Err(()),
+        }
+    }
+    pending.extend(steps.into_iter().rev());
+    Ok(())
 }
 
 impl DirFileSystem {
@@ -60,26 +99,129 @@ impl DirFileSystem {
     pub fn root(&self) -> &Path {
         &self.root
     }
+
+    /// Where the file at `path` (relative to the root) really is: each component is looked at
+    /// before it is used, a link is replaced by its target, and a step out of the root (`..`
+    /// past it, a link to an absolute path elsewhere) is an invalid argument naming `path`.
+    /// Links inside the directory that holds the root are the caller's own and are resolved as
+    /// the OS does.
+    fn resolve(&self, path: &Path) -> Result<PathBuf> {
+        let shown = self.root.join(path);
+        let os_err = |e: std::io::Error| os_error(&shown, e);
+        let escape = || {
+            Error::invalid_argument(format!(
+                "{path:?} leads outside the files the model may read through a symbolic link"
+            ))
+        };
+        if path.as_os_str().len() > MAX_PATH {
+            return Err(Error::io(
+                format!(
+                    "{}: cannot read: the path is longer than {MAX_PATH} bytes",
+                    shown.display()
+                ),
+                None,
+            ));
+        }
+        let root = self.root.canonicalize().map_err(os_err)?;
+        let mut pending = Vec::new();
+        push_steps(&mut pending, path).map_err(|()| escape())?;
+        // The real directories under the root walked so far, then the file.
+        let mut inside: Vec<OsString> = Vec::new();
+        let mut links = 0u32;
+        while let Some(step) = pending.pop() {
+            let name = match step {
+                Step::Parent => {
+                    inside.pop().ok_or_else(escape)?;
+                    continue;
+                }
+                Step::Name(name) => name,
+            };
+            let mut at = root.clone();
+            at.extend(&inside);
+            at.push(&name);
+            let meta = std::fs::symlink_metadata(&at).map_err(os_err)?;
+            if !meta.file_type().is_symlink() {
+                inside.push(name);
+                continue;
+            }
+            links = links.saturating_add(1);
+            if links > MAX_LINKS {
+                return Err(Error::io(
+                    format!(
+                        "{}: cannot read: more than {MAX_LINKS} symbolic links on the way",
+                        shown.display()
+                    ),
+                    None,
+                ));
+            }
+            let target = std::fs::read_link(&at).map_err(os_err)?;
+            if target.has_root() || target.is_absolute() {
+                // Into the root by its real path, or by the path the caller gave it.
+                let rest = target
+                    .strip_prefix(&root)
+                    .or_else(|_| target.strip_prefix(&self.root))
+                    .map_err(|_| escape())?;
+                inside.clear();
+                push_steps(&mut pending, rest).map_err(|()| escape())?;
+            } else {
+                push_steps(&mut pending, &target).map_err(|()| escape())?;
+            }
+        }
+        let mut real = root;
+        real.extend(&inside);
+        Ok(real)
+    }
+
+    /// Opens the regular file at `path`, relative to the root, following only the links that
+    /// stay inside (see [`DirFileSystem::resolve`]). The last component is opened without
+    /// following a link, so one put there after the walk is refused too; a FIFO or device is
+    /// refused, not waited on or read without end.
+    pub(crate) fn open(&self, path: &Path) -> Result<std::fs::File> {
+        let real = self.resolve(path)?;
+        let shown = self.root.join(path);
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let file = options.open(&real).map_err(|e| os_error(&shown, e))?;
+        let meta = file.metadata().map_err(|e| os_error(&shown, e))?;
+        if !meta.is_file() {
+            return Err(Error::io(
+                format!("{}: cannot read: not a regular file", shown.display()),
+                None,
+            ));
+        }
+        Ok(file)
+    }
+
+    /// The whole file at `path`, relative to the root (see [`DirFileSystem::open`]).
+    pub(crate) fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
+        let mut file = self.open(path)?;
+        let mut data = Vec::new();
+        file.read_to_end(&mut data)
+            .map_err(|e| os_error(&self.root.join(path), e))?;
+        Ok(data)
+    }
 }
 
 impl FileSystem for DirFileSystem {
     fn read(&self, path: &str) -> Result<FileData<'_>> {
         let path = contained(path)?;
-        let full = self.root.join(path);
-        Ok(Box::new(read_os_file(&full)?))
+        Ok(Box::new(self.read_path(Path::new(path))?))
     }
 }
 
-/// Reads a file of the OS filesystem, telling a missing file from a failing one.
-pub(crate) fn read_os_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        let what = format!("{}: cannot read: {e}", path.display());
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::not_found(what)
-        } else {
-            Error::io(what, Some(e))
-        }
-    })
+/// An OS error reading `path`, telling a missing file from a failing one.
+pub(crate) fn os_error(path: &Path, e: std::io::Error) -> Error {
+    let what = format!("{}: cannot read: {e}", path.display());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        Error::not_found(what)
+    } else {
+        Error::io(what, Some(e))
+    }
 }
 
 #[cfg(test)]

@@ -31,14 +31,14 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::animation::parse_framegroups;
 use crate::error::{Error, Result};
 use crate::format::cmx::Skill;
 use crate::format::{Format, LoadOptions};
-use crate::io::{DirFileSystem, FileData, FileSystem, contained};
+use crate::io::{DirFileSystem, FileData, FileSystem, contained, os_error, read_contained};
 use crate::model::{Model, ModelParts};
 
 /// Where a model's sidecars are: its directory on a filesystem and its own file name.
@@ -51,7 +51,7 @@ pub(crate) struct Sidecars<'a> {
 
 /// A sidecar's bytes, or `None` when it does not exist; other failures are errors.
 fn read_optional(fs: &dyn FileSystem, path: &str) -> Result<Option<Vec<u8>>> {
-    match fs.read(path) {
+    match read_contained(fs, path) {
         Ok(data) => Ok(Some((*data).as_ref().to_vec())),
         Err(Error::NotFound(_)) => Ok(None),
         Err(e) => Err(e),
@@ -98,19 +98,35 @@ fn cfg_import(text: &str) -> Option<String> {
     None
 }
 
-/// Where the sidecars of the OS file `path` are read from: a filesystem over `base_dir` (default:
-/// the file's own directory), the file's directory relative to it, and the file's name. A file
-/// outside `base_dir` is an invalid argument.
-pub(crate) fn os_place(
-    path: &Path,
-    base_dir: Option<&Path>,
-) -> Result<(DirFileSystem, String, String)> {
+/// An OS file and where its sidecars are read from: a filesystem over `base_dir` (default: the
+/// file's own directory), the file's directory relative to it, and the file's name.
+pub(crate) struct OsPlace {
+    pub fs: DirFileSystem,
+    /// The file's directory as `fs` names it: empty, or ending in `/`.
+    pub dir: String,
+    pub file_name: String,
+    /// The file's path relative to the root of `fs`.
+    file: PathBuf,
+}
+
+/// Where the OS file `path` and its sidecars are read from. The file must lie inside `base_dir`
+/// as the OS resolves both, links and all: its directory is compared by its real path, and the
+/// file itself is read as a sidecar is, so a link that leads out is refused (InvalidArgument).
+pub(crate) fn os_place(path: &Path, base_dir: Option<&Path>) -> Result<OsPlace> {
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let root = base_dir.unwrap_or(parent);
-    let relative_dir = parent.strip_prefix(root).map_err(|_| {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::invalid_argument(format!("{} names no file", path.display())))?;
+    let real_parent = parent.canonicalize().map_err(|e| os_error(parent, e))?;
+    // A model is not inside a directory that does not exist.
+    let real_root = root.canonicalize().map_err(|e| {
+        Error::invalid_argument(format!("the allowed directory {}: {e}", root.display()))
+    })?;
+    let relative_dir = real_parent.strip_prefix(&real_root).map_err(|_| {
         Error::invalid_argument(format!(
             "{} is not inside the allowed directory {}",
             path.display(),
@@ -121,18 +137,40 @@ pub(crate) fn os_place(
     if !dir.is_empty() {
         dir.push('/');
     }
-    let file_name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok((DirFileSystem::new(root), dir, file_name))
+    Ok(OsPlace {
+        fs: DirFileSystem::new(root),
+        dir,
+        file_name: name.to_string_lossy().into_owned(),
+        file: relative_dir.join(name),
+    })
+}
+
+impl OsPlace {
+    /// The file's own bytes.
+    pub fn read_file(&self) -> Result<Vec<u8>> {
+        self.fs.read_path(&self.file)
+    }
+
+    /// Its sidecars.
+    pub fn sidecars(&self) -> Sidecars<'_> {
+        Sidecars {
+            fs: &self.fs,
+            dir: self.dir.clone(),
+            file_name: self.file_name.clone(),
+        }
+    }
 }
 
 impl<'a> Sidecars<'a> {
-    /// The sidecars of the file `fs` names `name` (`dir/file`, or a bare file name at its root).
-    pub fn beside(fs: &'a dyn FileSystem, name: &str) -> Sidecars<'a> {
+    /// The sidecars of the file `fs` names `name` (`dir/file`, or a bare file name at its root;
+    /// empty: files at its root). A name that leaves the filesystem (absolute, `..`) is an
+    /// invalid argument: its sidecars would be outside.
+    pub fn beside(fs: &'a dyn FileSystem, name: &str) -> Result<Sidecars<'a>> {
+        if !name.is_empty() {
+            contained(name).map_err(|e| e.within("the model's name"))?;
+        }
         let (dir, file_name) = name.rsplit_once('/').unwrap_or(("", name));
-        Sidecars {
+        Ok(Sidecars {
             fs,
             dir: if dir.is_empty() {
                 String::new()
@@ -140,7 +178,7 @@ impl<'a> Sidecars<'a> {
                 format!("{dir}/")
             },
             file_name: file_name.to_owned(),
-        }
+        })
     }
 
     /// Where the CFP of `skill` is: `ANIMATION.cfp` beside the character file. The animation
@@ -157,7 +195,7 @@ impl<'a> Sidecars<'a> {
     /// The bytes of a skill's CFP at `path` (from [`Sidecars::skill_cfp_path`]); a missing file
     /// is NotFound naming it.
     pub fn read_skill_cfp(&self, skill: &Skill, path: &str) -> Result<FileData<'a>> {
-        self.fs.read(path).map_err(|e| match e {
+        read_contained(self.fs, path).map_err(|e| match e {
             Error::NotFound(_) => Error::not_found(format!(
                 "skill {}: its animation file {path} does not exist",
                 skill.name

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::cmx::{self, CharacterFile, Skill, SkillPlaces};
 use crate::format::{Format, LoadOptions, cfp};
-use crate::io::read_os_file;
+use crate::io::read_contained;
 use crate::math::Mat3x4;
 use crate::model::{Frame, Model};
 use crate::sidecar::{Sidecars, label, os_place};
@@ -55,7 +55,7 @@ impl Model {
                 "skills from memory need the load options' io to read their CFP files through",
             )
         })?;
-        let sidecars = Sidecars::beside(fs, name.unwrap_or_default());
+        let sidecars = Sidecars::beside(fs, name.unwrap_or_default())?;
         let file_label = name.filter(|n| !n.is_empty()).map(label);
         add_skills_from(self, skill_file_bytes, file_label, &sidecars, options)
     }
@@ -74,12 +74,12 @@ impl Model {
             Some(fs) => {
                 let fs_path = path.to_string_lossy().replace('\\', "/");
                 // The file is released once parsed, before its CFPs are read.
-                let data = fs.read(&fs_path)?;
+                let data = read_contained(fs, &fs_path)?;
                 let file_bytes = (*data).as_ref().len();
                 let (file, places) = parse_skill_file((*data).as_ref(), options)
                     .map_err(|e| e.in_file_if(file_label.as_ref()))?;
                 drop(data);
-                let sidecars = Sidecars::beside(fs, &fs_path);
+                let sidecars = Sidecars::beside(fs, &fs_path)?;
                 add_skills(
                     self,
                     (&file, &places, file_bytes),
@@ -90,14 +90,9 @@ impl Model {
                 .map_err(|e| e.in_file_if(file_label.as_ref()))
             }
             None => {
-                let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
-                let data = read_os_file(path)?;
-                let sidecars = Sidecars {
-                    fs: &fs,
-                    dir,
-                    file_name,
-                };
-                add_skills_from(self, &data, file_label, &sidecars, options)
+                let place = os_place(path, options.base_dir.as_deref())?;
+                let data = place.read_file()?;
+                add_skills_from(self, &data, file_label, &place.sidecars(), options)
             }
         }
     }

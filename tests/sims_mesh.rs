@@ -865,8 +865,19 @@ fn every_bmf_truncation_fails_as_truncated_within_the_data() {
 
 #[test]
 fn non_numbers_are_malformed_on_their_line() {
+    // The bone count is the first line that tells an SKN; until it reads, the file may be any
+    // text, and what is there is not shown.
+    let e = fails_on_line(
+        &with_line(L_BONE_COUNT, "three"),
+        ErrorCode::Malformed,
+        L_BONE_COUNT,
+        "three",
+    );
+    assert!(
+        e.to_string()
+            .ends_with("the bone names count: expected a whole number; this is no Sims SKN text")
+    );
     for (line, text, found) in [
-        (L_BONE_COUNT, "three", "three"),
         (L_FACE_COUNT, "-3", "-3"),
         (L_FACES, "0 1 a", "a"),
         (L_FACES + 1, "0 1", "0 1"),

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::io::{FileSystem, read_os_file};
+use crate::io::{FileSystem, read_contained};
 use crate::model::{Model, ModelParts};
 use crate::sidecar::{Sidecars, label, os_place};
 
@@ -135,13 +135,16 @@ pub struct LoadOptions<'a> {
     /// ([`LoadOptions::max_bytes_for`]).
     pub max_bytes: u64,
     /// The file's name or path: for messages, to detect the format by extension, and (with
-    /// `io`) to find sidecar files beside it.
+    /// `io`) to find sidecar files beside it. With `io` it is a path of `io`'s, which must stay
+    /// inside it (not absolute, no `..`): else loading is an invalid argument, as its sidecars
+    /// would be outside.
     pub name: Option<String>,
     /// How sidecar files (and, for [`load_file`], the model itself) are read. None: the OS
     /// filesystem for [`load_file`], no sidecars for [`load`].
     pub io: Option<&'a dyn FileSystem>,
-    /// For [`load_file`] without `io`: the directory sidecars may be read from (default: the
-    /// model's own). Nothing outside it is read.
+    /// For [`load_file`] without `io`: the directory the model and its sidecars may be read from
+    /// (default: the model's own). Nothing outside it is read: a symbolic link is followed only
+    /// while it stays inside, as the OS resolves it.
     pub base_dir: Option<PathBuf>,
     /// Which skeleton of a file that holds several (Sims CMX); None = the first.
     pub skeleton: Option<String>,
@@ -389,7 +392,7 @@ fn finish(parts: ModelParts, checker: Checker) -> Model {
 /// Loads a model from bytes; with `options.io` and `options.name`, its sidecars too.
 pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
     let sidecars = match (options.io, &options.name) {
-        (Some(fs), Some(name)) => Some(Sidecars::beside(fs, name)),
+        (Some(fs), Some(name)) => Some(Sidecars::beside(fs, name)?),
         _ => None,
     };
     load_with(data, options, sidecars.as_ref())
@@ -411,26 +414,25 @@ fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>
     result.map_err(|e| e.in_file_if(label.as_ref()))
 }
 
-/// Loads a model from a file and its sidecars: through `options.io` when given, else from the
-/// OS filesystem inside `options.base_dir` (default: the model's directory).
+/// Loads a model from a file and its sidecars: through `options.io` when given (`path` is then
+/// one of its, relative and without `..`), else from the OS filesystem inside
+/// `options.base_dir` (default: the model's directory), where the model must lie too. A path or
+/// symbolic link that leads out is an invalid argument, and nothing outside is read.
 pub fn load_file(path: &Path, options: &LoadOptions) -> Result<Model> {
     let mut options = options.clone();
-    if options.name.is_none() {
-        options.name = Some(path.to_string_lossy().into_owned());
-    }
     if let Some(fs) = options.io {
+        // A path of `io`'s own, `/`-separated; it and the sidecars beside it stay inside `io`.
         let name = path.to_string_lossy().replace('\\', "/");
-        let data = fs.read(&name)?;
+        let data = read_contained(fs, &name)?;
+        options.name.get_or_insert(name);
         return load(data.as_ref().as_ref(), &options);
     }
-    let (fs, dir, file_name) = os_place(path, options.base_dir.as_deref())?;
-    let sidecars = Sidecars {
-        fs: &fs,
-        dir,
-        file_name,
-    };
-    let data = read_os_file(path)?;
-    load_with(&data, &options, Some(&sidecars))
+    options
+        .name
+        .get_or_insert_with(|| path.to_string_lossy().into_owned());
+    let place = os_place(path, options.base_dir.as_deref())?;
+    let data = place.read_file()?;
+    load_with(&data, &options, Some(&place.sidecars()))
 }
 
 /// Everything wrong with a file, as `ossa validate` reports it.

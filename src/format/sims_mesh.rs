@@ -24,7 +24,7 @@ use std::ops::Range;
 use byteorder::LittleEndian;
 
 use crate::cursor::{Cursor, f32_at, u32_at};
-use crate::error::{Error, Result, ResultExt, amount};
+use crate::error::{Error, ErrorCode, Result, ResultExt, amount};
 use crate::format::binary::{put_f32, put_u32};
 use crate::format::text::{Lines, c_g, exact_text, floats, ints, show};
 use crate::format::{Budget, Checker, Format};
@@ -155,13 +155,11 @@ struct Raw {
     vectors_at: Place,
 }
 
-/// A name as a file stores it. A NUL would cut it short, so it is reported.
+/// A name as a file stores it. A NUL would cut it short, so it is reported. The name is not
+/// shown: the skin and texture names come first, before anything shows the file to be a mesh.
 fn checked_name(bytes: &[u8], what: &str, at: Loc, ck: &mut Checker) -> Result<Name> {
     if bytes.contains(&0) {
-        ck.problem(at.mark(Error::malformed(format!(
-            "{what} `{}` holds a NUL byte",
-            show(bytes)
-        ))))?;
+        ck.problem(at.mark(Error::malformed(format!("{what} holds a NUL byte"))))?;
     }
     Ok(Name::new(bytes))
 }
@@ -222,7 +220,17 @@ pub(crate) fn read_skn(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let (n, line) = lines.expect(|| "the texture name".into())?;
     let texture = checked_name(line.trim_ascii(), "the texture name", Loc::Line(n), ck)?;
 
-    let (count, n) = lines.count("bone names", MIN_NAME_LINE)?;
+    // The first line an SKN can be told by: until it holds a count, the file has not shown
+    // itself to be an SKN, and what is there is not shown.
+    let (count, n) = lines
+        .count("bone names", MIN_NAME_LINE)
+        .map_err(|e| match e.code() {
+            ErrorCode::Malformed => Error::malformed(
+                "the bone names count: expected a whole number; this is no Sims SKN text",
+            )
+            .on_line(lines.line()),
+            _ => e,
+        })?;
     budget
         .add(ck, count.into(), COST_BONE)
         .map_err(|e| Loc::Line(n).mark(e))?;

@@ -219,10 +219,10 @@ impl<'a> Text<'a> {
                 ))));
             }
             None => {
-                return Err(mark.put(Error::malformed(format!(
-                    "expected `version 300`, found {}",
-                    quote(line)
-                ))));
+                // Not yet a CMX: what is there is not shown (it may be any file).
+                return Err(mark.put(Error::malformed(
+                    "expected `version 300` first; this is no Sims CMX text",
+                )));
             }
         }
         Ok(text)

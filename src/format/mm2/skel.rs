@@ -74,10 +74,10 @@ pub(crate) fn read_skel(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             }
             if declared.is_none() {
                 if word != b"NumBones" {
-                    return Err(Error::malformed(format!(
-                        "expected `NumBones` and the bone count first, found `{}`",
-                        show(word)
-                    ))
+                    // Not yet an MM2 skeleton: what is there is not shown (it may be any file).
+                    return Err(Error::malformed(
+                        "expected `NumBones` and the bone count first; this is no MM2 skeleton",
+                    )
                     .on_line(n));
                 }
                 let value = whole_number(words.next(), n, || "NumBones".to_owned())?;

@@ -340,11 +340,10 @@ fn read_version(lines: &mut Lines<'_>) -> Result<u32> {
             continue;
         };
         if key != b"version:" {
-            return Err(Error::malformed(format!(
-                "expected `version:` first, found `{}`",
-                show(key)
-            ))
-            .on_line(n));
+            // Not yet an MM2 mesh: what is there is not shown (it may be any file).
+            return Err(
+                Error::malformed("expected `version:` first; this is no MM2 .mod text").on_line(n),
+            );
         }
         return match words.next() {
             Some(v) if VERSIONS.contains(&v) => Ok(n),
