@@ -112,7 +112,18 @@ pub(crate) struct OsPlace {
 /// Where the OS file `path` and its sidecars are read from. The file must lie inside `base_dir`
 /// as the OS resolves both, links and all: its directory is compared by its real path, and the
 /// file itself is read as a sidecar is, so a link that leads out is refused (InvalidArgument).
+/// Without `base_dir`, a model path that is a link is resolved first: the base is the directory
+/// of the file it leads to.
 pub(crate) fn os_place(path: &Path, base_dir: Option<&Path>) -> Result<OsPlace> {
+    // Without a base directory the caller's path is the caller's choice, links and all: the
+    // base is the real file's own directory, and its sidecars are read beside it.
+    let resolved;
+    let path = if base_dir.is_none() && path.is_symlink() {
+        resolved = path.canonicalize().map_err(|e| os_error(path, e))?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let parent = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -271,11 +271,13 @@ fn the_model_itself_must_resolve_inside_the_base() {
     symlink(dir.join("outside/tube.dpm"), dir.join("base/tube.dpm")).unwrap();
     let message = refused(Model::load_file(dir.join("base/tube.dpm"), &in_base(&dir)));
     assert!(message.contains("\"tube.dpm\" leads outside"), "{message}");
-    // Without a base directory the model's own directory is the base.
-    refused(Model::load_file(
-        dir.join("base/tube.dpm"),
-        &LoadOptions::default(),
-    ));
+    // Without a base directory the caller's link is followed: the base is the directory of
+    // the file it leads to, whose sidecars are read beside it.
+    std::fs::write(dir.join("outside/tube.dpm.framegroups"), "0 1 5 0 still\n").unwrap();
+    let linked = Model::load_file(dir.join("base/tube.dpm"), &LoadOptions::default()).unwrap();
+    assert_eq!(linked.animations().len(), 1);
+    assert_eq!(linked.animations()[0].name.to_string(), "still");
+    std::fs::remove_file(dir.join("outside/tube.dpm.framegroups")).unwrap();
     // A directory of the path that links outside puts the model outside.
     symlink(dir.join("outside"), dir.join("base/sub")).unwrap();
     let message = refused(Model::load_file(
