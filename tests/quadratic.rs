@@ -1,0 +1,269 @@
+//! Name lookups over what a file gives, at the sizes a file can give: a Sims skeleton of 65,535
+//! bones (CMX text and BCF). Each lookup is hashed; a scan of the bones before each bone took
+//! 28 s on this input.
+//!
+//! Each test guards its path with a wall-clock cap of the kind a hang trips: about ten times
+//! what the path takes in a debug build on a 2-core machine shared with other builds, and far
+//! below what the quadratic path took in a release build. The values the path gives are
+//! checked too, and the lookups' rules on small files (which match wins, case, messages).
+
+use std::time::{Duration, Instant};
+
+use ossa::format::cmx;
+use ossa::{ErrorCode, Format, LoadOptions, Model, validate};
+
+/// The most bones a Sims skeleton holds here: the largest a u16 bone index (SKN bindings, the
+/// game's own tables) can number.
+const BONES: usize = 65_535;
+
+/// Runs `f`, failing when it takes longer than `cap`.
+fn capped<T>(what: &str, cap: Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    assert!(took < cap, "{what} took {took:?}, more than {cap:?}");
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated files
+// ---------------------------------------------------------------------------------------------
+
+const HEADER: &str = "// Character File. Copyright 1997, Maxis Inc.\r\nversion 300\r\n";
+
+/// One version-300 bone: `name`, its parent (`NULL` for none), a step of 0.001 along y.
+fn bone_text(out: &mut String, name: &str, parent: &str) {
+    out.push_str(name);
+    out.push_str("\r\n");
+    out.push_str(parent);
+    out.push_str("\r\n0\r\n| 0 0.001 0 |\r\n| 0 0 0 1 |\r\n1\r\n1\r\n1\r\n0\r\n0\r\n");
+}
+
+/// Bone `i`'s name in the generated skeleton.
+fn bone_name(i: usize) -> String {
+    format!("B{i}")
+}
+
+/// A CMX text skeleton of `n` bones in a chain: bone `i`'s parent is bone `i - 1`, named in
+/// lower case for odd `i` (found ignoring case, as the game finds it).
+fn chain_cmx(n: usize) -> Vec<u8> {
+    let mut out = String::with_capacity(n * 64);
+    out.push_str(HEADER);
+    out.push_str(&format!("1\r\nchain\r\n{n}\r\n"));
+    for i in 0..n {
+        let parent = match i {
+            0 => "NULL".to_owned(),
+            i if i % 2 == 1 => bone_name(i - 1).to_ascii_lowercase(),
+            i => bone_name(i - 1),
+        };
+        bone_text(&mut out, &bone_name(i), &parent);
+    }
+    out.push_str("0\r\n0\r\n");
+    out.into_bytes()
+}
+
+/// A CMX text skeleton of `bones` (name, parent) pairs.
+fn skeleton_cmx(bones: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = String::new();
+    out.push_str(HEADER);
+    out.push_str(&format!("1\r\nsmall\r\n{}\r\n", bones.len()));
+    for (name, parent) in bones {
+        bone_text(&mut out, name, parent);
+    }
+    out.push_str("0\r\n0\r\n");
+    out.into_bytes()
+}
+
+fn cmx_options() -> LoadOptions<'static> {
+    LoadOptions {
+        format: Format::SimsCmx,
+        ..LoadOptions::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding 2: Sims skeletons
+// ---------------------------------------------------------------------------------------------
+
+fn check_chain(model: &Model, what: &str) {
+    let bones = model.bones();
+    assert_eq!(bones.len(), BONES, "{what}");
+    assert_eq!(bones[0].parent, -1, "{what}");
+    assert_eq!(bones[1].parent, 0, "{what}");
+    assert_eq!(bones[40_000].parent, 39_999, "{what}");
+    assert_eq!(bones[40_001].parent, 40_000, "{what}");
+    assert_eq!(bones[BONES - 1].parent, BONES as i32 - 2, "{what}");
+    assert_eq!(bones[BONES - 1].name.to_string(), "B65534", "{what}");
+    assert_eq!(model.find_bone("B12345"), Some(12_345), "{what}");
+}
+
+#[test]
+fn a_cmx_of_65535_bones_loads_in_linear_time() {
+    let text = chain_cmx(BONES);
+    assert!(text.len() > 3_000_000, "{}", text.len());
+    // Wall-clock cap: 1.8 s in a debug build here; the quadratic lookups took 28 s in release.
+    let model = capped("loading 65,535 CMX bones", Duration::from_secs(15), || {
+        Model::load(&text, &cmx_options()).unwrap()
+    });
+    check_chain(&model, "cmx");
+    assert!(model.warnings().is_empty(), "{:?}", model.warnings());
+
+    // The same skeleton written (the writer checks the links as the reader does) as BCF and
+    // read back: the same walk over the binary records. Wall-clock cap as above.
+    let file = cmx::parse_text(&text).unwrap();
+    let bcf = capped("writing 65,535 BCF bones", Duration::from_secs(15), || {
+        cmx::write_character(&file, true).unwrap()
+    });
+    let model = capped("loading 65,535 BCF bones", Duration::from_secs(15), || {
+        Model::load(
+            &bcf,
+            &LoadOptions {
+                format: Format::SimsBcf,
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap()
+    });
+    check_chain(&model, "bcf");
+    // Found by its content, with no name to go by: the detection reads it whole, strictly.
+    let model = capped(
+        "detecting a BCF of 65,535 bones",
+        Duration::from_secs(15),
+        || Model::load(&bcf, &LoadOptions::default()).unwrap(),
+    );
+    assert_eq!(model.format(), Format::SimsBcf);
+}
+
+#[test]
+fn a_cmx_of_65535_bones_with_every_name_twice_fails_in_linear_time() {
+    // Every bone named `SAME` bar the root, each the child of the one before: every bone's
+    // name repeats an earlier one's. Validation collects the problems (the first 100 or so
+    // kept), each lookup hashed. Wall-clock cap as above.
+    let mut bones: Vec<(&str, &str)> = vec![("ROOT", "NULL")];
+    bones.extend(std::iter::repeat_n(("SAME", "ROOT"), BONES - 1));
+    let text = skeleton_cmx(&bones);
+    let report = capped(
+        "validating 65,535 equal names",
+        Duration::from_secs(15),
+        || validate(&text, &cmx_options()),
+    );
+    assert!(report.model.is_none());
+    assert_eq!(
+        report.problems.len() + report.more_problems,
+        BONES - 2,
+        "{:?}",
+        report.problems.first()
+    );
+    let first = report.problems[0].to_string();
+    assert!(
+        first.ends_with("skeleton 0 (small) bone 2: name `SAME` is bone 1's too"),
+        "{first}"
+    );
+    let e = Model::load(&text, &cmx_options()).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed);
+    assert_eq!(e.line(), Some(1 + 2 + 3 + 2 * 10));
+}
+
+#[test]
+fn parents_are_found_as_before() {
+    let parents = |bones: &[(&str, &str)]| -> Vec<i32> {
+        let model = Model::load(&skeleton_cmx(bones), &cmx_options()).unwrap();
+        model.bones().iter().map(|b| b.parent).collect()
+    };
+    // An exact name wins over an earlier one equal but for case; else the first ignoring case.
+    let bones = [
+        ("ROOT", "NULL"),
+        ("spine", "ROOT"),
+        ("SPINE", "root"),
+        ("HEAD", "SPINE"),
+        ("NECK", "Spine"),
+        ("TAIL", "spine"),
+    ];
+    assert_eq!(parents(&bones), [-1, 0, 0, 2, 1, 1]);
+
+    let problems = |bones: &[(&str, &str)]| -> Vec<String> {
+        let report = validate(&skeleton_cmx(bones), &cmx_options());
+        report.problems.iter().map(|e| e.to_string()).collect()
+    };
+    // A parent after the bone, by its exact name only.
+    let p = problems(&[("ROOT", "NULL"), ("ARM", "HAND"), ("HAND", "ROOT")]);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].ends_with(
+            "skeleton 0 (small) bone 1 (ARM): parent `HAND` comes after the bone (a parent must \
+             come first)"
+        ),
+        "{p:?}"
+    );
+    let p = problems(&[("ROOT", "NULL"), ("ARM", "hand"), ("HAND", "ROOT")]);
+    assert!(
+        p[0].ends_with("bone 1 (ARM): parent `hand` is not a bone of the skeleton"),
+        "{p:?}"
+    );
+    // A bone its own parent: after it only when a later bone repeats the name.
+    let p = problems(&[("ROOT", "NULL"), ("LOOP", "LOOP")]);
+    assert!(
+        p[0].ends_with("bone 1 (LOOP): parent `LOOP` is not a bone of the skeleton"),
+        "{p:?}"
+    );
+    let p = problems(&[("ROOT", "NULL"), ("LOOP", "LOOP"), ("LOOP", "ROOT")]);
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert!(
+        p[0].ends_with(
+            "bone 1 (LOOP): parent `LOOP` comes after the bone (a parent must come first)"
+        ),
+        "{p:?}"
+    );
+    assert!(
+        p[1].ends_with("bone 2: name `LOOP` is bone 1's too"),
+        "{p:?}"
+    );
+    // A duplicate names the first bone of the name.
+    let p = problems(&[
+        ("ROOT", "NULL"),
+        ("A", "ROOT"),
+        ("A", "ROOT"),
+        ("A", "ROOT"),
+    ]);
+    assert!(p[0].ends_with("bone 2: name `A` is bone 1's too"), "{p:?}");
+    assert!(p[1].ends_with("bone 3: name `A` is bone 1's too"), "{p:?}");
+}
+
+#[test]
+fn the_writer_checks_links_as_the_reader_finds_them() {
+    let mut file = cmx::parse_text(&skeleton_cmx(&[
+        ("ROOT", "NULL"),
+        ("spine", "root"),
+        ("HEAD", "SPINE"),
+    ]))
+    .unwrap();
+    assert!(cmx::write_character(&file, false).is_ok());
+    let bones = &mut file.skeletons[0].bones;
+    bones[2].parent = Some("NECK".into());
+    let e = cmx::write_character(&file, false).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        e.to_string(),
+        "skeleton 0 (small) bone 2 (HEAD): parent `NECK` is not an earlier bone (a parent must \
+         come first)"
+    );
+    let bones = &mut file.skeletons[0].bones;
+    bones[2].parent = Some("ROOT".into());
+    bones[2].name = "spine".into();
+    let e = cmx::write_character(&file, false).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Unsupported);
+    assert_eq!(
+        e.to_string(),
+        "skeleton 0 (small) bone 2 (spine): the name is bone 1's too, and a character file finds \
+         bones by name"
+    );
+    // A later bone is no parent, whatever its case.
+    let bones = &mut file.skeletons[0].bones;
+    bones[2].name = "HEAD".into();
+    bones[1].parent = Some("head".into());
+    let e = cmx::write_character(&file, false).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("bone 1 (spine): parent `head` is not an earlier bone")
+    );
+}
