@@ -866,18 +866,21 @@ impl Model {
                 }
                 (0..*n).collect()
             }
-            BoneSlots::ByName(names) => names
-                .iter()
-                .map(|name| {
-                    bones
-                        .iter()
-                        .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
-                        .map(|i| i as u32)
-                        .ok_or_else(|| {
-                            Error::not_found(format!("the skeleton has no bone named {name:?}"))
-                        })
-                })
-                .collect::<Result<_>>()?,
+            BoneSlots::ByName(names) => {
+                // The first bone of each name ignoring ASCII case, as The Sims binds meshes;
+                // hashed, as a scan of the bones per name is quadratic in what files can hold.
+                let index = NameIndex::build_ignoring_case(bones.len(), |i| bone_name(bones, i));
+                names
+                    .iter()
+                    .map(|name| {
+                        index
+                            .find(name.as_bytes(), |i| bone_name(bones, i))
+                            .ok_or_else(|| {
+                                Error::not_found(format!("the skeleton has no bone named {name:?}"))
+                            })
+                    })
+                    .collect::<Result<_>>()?
+            }
         };
         let mut parts = meshes.to_parts().meshes;
         for i in parts.iter_mut().flat_map(|p| p.influences.iter_mut()) {
