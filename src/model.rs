@@ -16,7 +16,7 @@ use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
-use crate::skin::{SkinLayout, SkinPlan, Survey};
+use crate::skin::{MeshBones, SkinLayout, SkinPlan, Survey};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying. A short name (most bone and frame names
@@ -795,13 +795,14 @@ impl Model {
             })
             .collect();
         // The layout's survey puts every vertex in the bind pose once: the bounds come from it.
+        let mut mesh_bones = MeshBones::new(if unbound.is_some() { 0 } else { bind.len() });
         let surveys: Vec<Survey> = if unbound.is_some() {
             Vec::new()
         } else {
             meshes
                 .iter()
                 .map(|m| {
-                    Survey::new(
+                    mesh_bones.survey(
                         &m.influence_start,
                         &m.influences,
                         bind,
@@ -816,8 +817,7 @@ impl Model {
             // The palette's tolerance scales with the model's size (its bind-pose extent).
             let size = (0..3).map(|a| maxs[a] - mins[a]).fold(0.0f32, f32::max);
             for (m, survey) in meshes.iter_mut().zip(surveys) {
-                m.plan =
-                    SkinPlan::build(survey, &m.influence_start, &m.influences, bind.len(), size);
+                m.plan = mesh_bones.plan(survey, &m.influence_start, &m.influences, size);
             }
         }
         Model {
