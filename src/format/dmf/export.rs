@@ -312,7 +312,7 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
         }
     }
 
-    // Each scene's key set (the first, should several name it), found once rather than by a
+    // Each scene's key set (a model has at most one per scene), found once rather than by a
     // scan of the sets per scene.
     let mut keyed_sets: Vec<Option<&KeyedAnimation>> = vec![None; model.animations().len()];
     for set in model.keyframes() {
