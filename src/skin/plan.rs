@@ -148,9 +148,10 @@ pub(crate) struct SkinPlan {
 
 /// The survey and the plan of each mesh over the bones it uses, numbered densely: both keep
 /// tables per bone, so laying out each of many small meshes over every bone of a large skeleton
-/// is quadratic (3,000 one-triangle meshes on 65,535 bones took a minute). A mesh that uses a
-/// quarter of the bones or more is laid out over all of them, which costs no more than its
-/// influences; the plans are the same either way but for the bones' numbers.
+/// is quadratic (3,000 one-triangle meshes on 65,535 bones took a minute). A mesh with more than
+/// a quarter as many influences as there are bones is laid out over all the bones, which costs
+/// no more than its influences (and spares the common case, one large mesh, a pass over them);
+/// the plans are the same either way but for the bones' numbers.
 pub(crate) struct MeshBones {
     /// A bone's number among the bones of the mesh at hand; `UNUSED` between meshes.
     local: Vec<u32>,
@@ -166,8 +167,11 @@ impl MeshBones {
     }
 
     /// The bones `influences` use, ascending, and the influences with those bones' positions in
-    /// that list; None when they use a quarter of the bones or more.
+    /// that list; None when there are a quarter as many influences as bones, or more.
     fn subset(&mut self, influences: &[Influence]) -> Option<(Vec<u32>, Vec<Influence>)> {
+        if influences.len().saturating_mul(4) >= self.local.len() {
+            return None;
+        }
         let mut used = Vec::new();
         for i in influences {
             if let Some(l) = self.local.get_mut(i.bone as usize)
@@ -177,28 +181,25 @@ impl MeshBones {
                 used.push(i.bone);
             }
         }
-        let subset = used.len().saturating_mul(4) < self.local.len();
-        let renumbered = subset.then(|| {
-            used.sort_unstable();
-            for (k, &b) in used.iter().enumerate() {
-                if let Some(l) = self.local.get_mut(b as usize) {
-                    *l = k as u32;
-                }
+        used.sort_unstable();
+        for (k, &b) in used.iter().enumerate() {
+            if let Some(l) = self.local.get_mut(b as usize) {
+                *l = k as u32;
             }
-            influences
-                .iter()
-                .map(|i| Influence {
-                    bone: self.local.get(i.bone as usize).copied().unwrap_or(i.bone),
-                    ..*i
-                })
-                .collect()
-        });
+        }
+        let renumbered = influences
+            .iter()
+            .map(|i| Influence {
+                bone: self.local.get(i.bone as usize).copied().unwrap_or(i.bone),
+                ..*i
+            })
+            .collect();
         for &b in &used {
             if let Some(l) = self.local.get_mut(b as usize) {
                 *l = UNUSED;
             }
         }
-        renumbered.map(|r| (used, r))
+        Some((used, renumbered))
     }
 
     /// [`Survey::new`] of a checked mesh.
@@ -1307,16 +1308,20 @@ mod tests {
     }
 
     /// A mesh laid out over the bones it uses gives the plan laid out over all the skeleton's
-    /// bones, but for the bones' numbers: a tube's bones spread over a skeleton of 400.
+    /// bones, but for the bones' numbers: a tube's bones spread over a skeleton of more than
+    /// four times as many bones as the mesh has influences.
     #[test]
     fn a_plan_over_the_bones_used_is_the_plan_over_all() {
         let model = TubeRig::with_vertices(3000).build().unwrap();
         let mesh = &model.meshes()[0];
-        let spread: Vec<u32> = (0..model.bones().len() as u32)
-            .map(|k| 3 + 16 * k)
+        let mut influences = mesh.all_influences().to_vec();
+        let total = influences.len() * 4 + 1000;
+        let gap = total / model.bones().len();
+        let spread: Vec<u32> = (0..model.bones().len())
+            .map(|k| (3 + gap * k) as u32)
             .collect();
-        let mut bind = vec![Mat3x4::IDENTITY; 400];
-        let mut inverse = vec![Mat3x4::IDENTITY; 400];
+        let mut bind = vec![Mat3x4::IDENTITY; total];
+        let mut inverse = vec![Mat3x4::IDENTITY; total];
         for (&b, (m, i)) in spread.iter().zip(
             model
                 .skeleton()
@@ -1327,7 +1332,6 @@ mod tests {
             bind[b as usize] = *m;
             inverse[b as usize] = *i;
         }
-        let mut influences = mesh.all_influences().to_vec();
         for (k, i) in influences.iter_mut().enumerate() {
             i.bone = spread[i.bone as usize];
             if k % 7 == 0 {
@@ -1337,11 +1341,13 @@ mod tests {
         let starts = mesh.influence_start();
         let full_survey = Survey::new(starts, &influences, &bind, &inverse);
         let mut mesh_bones = MeshBones::new(bind.len());
+        let (used, _) = mesh_bones.subset(&influences).unwrap();
+        assert_eq!(used, spread);
         let survey = mesh_bones.survey(starts, &influences, &bind, &inverse);
         assert_eq!(full_survey.bounds, survey.bounds);
         let full = SkinPlan::build(full_survey, starts, &influences, bind.len(), 50.0);
         let plan = mesh_bones.plan(survey, starts, &influences, 50.0);
-        assert_eq!(mesh_bones.local, vec![UNUSED; 400]);
+        assert!(mesh_bones.local.iter().all(|&l| l == UNUSED));
         let layout = full.layout();
         assert!(
             layout.one_bone > 0 && layout.palette > 0 && layout.direct > 0,
