@@ -609,10 +609,12 @@ fn read_skeleton<S: Source>(
         let name_of = |i: usize| bones.get(i).map_or(&[][..], |o| o.name.as_bytes());
         let exact = NameIndex::build(bones.len(), name_of);
         let folded = NameIndex::build_ignoring_case(bones.len(), name_of);
-        let at = |j: Option<u32>| j.map_or(usize::MAX, |j| j as usize);
+        let find = |index: &NameIndex, name: &Name| {
+            index.find(name.as_bytes(), name_of).map(|j| j as usize)
+        };
         // Each bone's first bone of the same name, and whether a later one repeats the name.
-        let first: Vec<usize> = (0..bones.len())
-            .map(|b| at(exact.find(name_of(b), name_of)).min(b))
+        let first: Vec<usize> = (bones.iter().enumerate())
+            .map(|(b, bone)| find(&exact, &bone.name).map_or(b, |f| f.min(b)))
             .collect();
         let mut repeated = vec![false; bones.len()];
         for (b, &f) in first.iter().enumerate() {
@@ -638,10 +640,9 @@ fn read_skeleton<S: Source>(
                 continue;
             };
             // The first bone of that name before this one: exactly, else ignoring ASCII case.
-            let by_name = exact.find(parent.as_bytes(), name_of).map(|p| p as usize);
-            let index = by_name
-                .filter(|&p| p < b)
-                .or_else(|| Some(at(folded.find(parent.as_bytes(), name_of))).filter(|&p| p < b));
+            let by_name = find(&exact, parent);
+            let index =
+                (by_name.filter(|&p| p < b)).or_else(|| find(&folded, parent).filter(|&p| p < b));
             parents.push(match index {
                 Some(p) => p as i32,
                 None => {
