@@ -16,7 +16,7 @@ use crate::format::Format;
 use crate::math::Mat3x4;
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
-use crate::skin::{SkinLayout, SkinPlan, Survey};
+use crate::skin::{MeshBones, SkinLayout, SkinPlan, Survey};
 
 /// A name as the file stores it: bytes (no encoding is promised), kept with a trailing NUL so
 /// that the C layer can hand it out without copying. A short name (most bone and frame names
@@ -795,13 +795,14 @@ impl Model {
             })
             .collect();
         // The layout's survey puts every vertex in the bind pose once: the bounds come from it.
+        let mut mesh_bones = MeshBones::new(if unbound.is_some() { 0 } else { bind.len() });
         let surveys: Vec<Survey> = if unbound.is_some() {
             Vec::new()
         } else {
             meshes
                 .iter()
                 .map(|m| {
-                    Survey::new(
+                    mesh_bones.survey(
                         &m.influence_start,
                         &m.influences,
                         bind,
@@ -816,8 +817,7 @@ impl Model {
             // The palette's tolerance scales with the model's size (its bind-pose extent).
             let size = (0..3).map(|a| maxs[a] - mins[a]).fold(0.0f32, f32::max);
             for (m, survey) in meshes.iter_mut().zip(surveys) {
-                m.plan =
-                    SkinPlan::build(survey, &m.influence_start, &m.influences, bind.len(), size);
+                m.plan = mesh_bones.plan(survey, &m.influence_start, &m.influences, size);
             }
         }
         Model {
@@ -866,18 +866,21 @@ impl Model {
                 }
                 (0..*n).collect()
             }
-            BoneSlots::ByName(names) => names
-                .iter()
-                .map(|name| {
-                    bones
-                        .iter()
-                        .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
-                        .map(|i| i as u32)
-                        .ok_or_else(|| {
-                            Error::not_found(format!("the skeleton has no bone named {name:?}"))
-                        })
-                })
-                .collect::<Result<_>>()?,
+            BoneSlots::ByName(names) => {
+                // The first bone of each name ignoring ASCII case, as The Sims binds meshes;
+                // hashed, as a scan of the bones per name is quadratic in what files can hold.
+                let index = NameIndex::build_ignoring_case(bones.len(), |i| bone_name(bones, i));
+                names
+                    .iter()
+                    .map(|name| {
+                        index
+                            .find(name.as_bytes(), |i| bone_name(bones, i))
+                            .ok_or_else(|| {
+                                Error::not_found(format!("the skeleton has no bone named {name:?}"))
+                            })
+                    })
+                    .collect::<Result<_>>()?
+            }
         };
         let mut parts = meshes.to_parts().meshes;
         for i in parts.iter_mut().flat_map(|p| p.influences.iter_mut()) {

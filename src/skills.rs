@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::cmx::{self, CharacterFile, Skill, SkillPlaces};
+use crate::format::cmx::{self, BoneNames, CharacterFile, Skill, SkillPlaces};
 use crate::format::{Format, LoadOptions, cfp};
 use crate::io::read_contained;
 use crate::math::Mat3x4;
@@ -133,19 +133,14 @@ fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<(CharacterFile
     cmx::parse_with_places(data, binary, options.strict)
 }
 
-/// The bones motions of `skill` would move that `model` lacks (matched as the sampler matches
-/// them: ignoring ASCII case).
-fn missing_bones(model: &Model, skill: &Skill) -> Vec<String> {
+/// The bones motions of `skill` would move that the skeleton of `names` lacks (matched as the
+/// sampler matches them: ignoring ASCII case).
+fn missing_bones(names: &BoneNames<'_>, skill: &Skill) -> Vec<String> {
     skill
         .motions
         .iter()
         .filter(|m| (m.has_translation || m.has_rotation) && m.frame_count > 0)
-        .filter(|m| {
-            !model
-                .bones()
-                .iter()
-                .any(|b| b.name.as_bytes().eq_ignore_ascii_case(m.bone.as_bytes()))
-        })
+        .filter(|m| names.find(&m.bone).is_none())
         .map(|m| m.bone.to_string())
         .collect()
 }
@@ -184,6 +179,7 @@ fn add_skills(
         .map(|(i, s)| sidecars.skill_cfp_path(s).map_err(|e| places.put(i, e)))
         .collect::<Result<Vec<_>>>()?;
 
+    let names = BoneNames::new(model);
     let mut parts = model.to_parts();
     let mut warnings: Vec<String> = model
         .warnings()
@@ -205,7 +201,7 @@ fn add_skills(
         input_bytes = input_bytes.saturating_add((*data).as_ref().len());
         let max_bytes = options.max_bytes_for(input_bytes);
         let budget = max_bytes.saturating_sub(used);
-        let sampled = skill.sample(model, budget, || {
+        let sampled = skill.sample(&names, budget, || {
             let values = cfp::decode_skill(
                 (*data).as_ref(),
                 skill.translation_count as usize,
@@ -220,7 +216,7 @@ fn add_skills(
         let (frames, poses, mut animation) = sampled.map_err(|e| places.put(i, e))?;
         let scene = u32::try_from(parts.animations.len())
             .map_err(|_| Error::limit("more than 2^32 animations"))?;
-        let events = cmx::skill_events(model, skill, scene);
+        let events = cmx::skill_events(&names, skill, scene);
         used = used.saturating_add(frame_bytes(&frames, &poses));
         used = used.saturating_add(size_of_val(events.as_slice()) as u64);
         if used > max_bytes {
@@ -235,7 +231,7 @@ fn add_skills(
         parts.frames.extend(frames);
         parts.poses.extend(poses);
         parts.animations.push(animation);
-        let missing = missing_bones(model, skill);
+        let missing = missing_bones(&names, skill);
         if !missing.is_empty() {
             warnings.push(in_file(format!(
                 "skill {}: motions for bones the skeleton lacks were skipped: {}",

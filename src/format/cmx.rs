@@ -52,8 +52,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::format::{Checker, Format, LoadOptions, total};
 use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
+use crate::name_index::NameIndex;
 
-pub(crate) use skill::skill_events;
+pub(crate) use skill::{BoneNames, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
 pub use write::{DEFAULT_SKELETON_NAME, write_bcf, write_character, write_cmx};
@@ -603,48 +604,71 @@ fn read_skeleton<S: Source>(
         marks.push(m);
     }
     // Parents by name among the bones before; names must be unique for that to mean anything.
-    for b in 0..bones.len() {
-        let Some((before, rest)) = bones.split_at_checked(b) else {
-            continue;
+    // Hashed, as a skeleton may hold 65,535 bones: a scan of the bones before each is quadratic.
+    let parents = {
+        let name_of = |i: usize| bones.get(i).map_or(&[][..], |o| o.name.as_bytes());
+        let exact = NameIndex::build(bones.len(), name_of);
+        let folded = NameIndex::build_ignoring_case(bones.len(), name_of);
+        let find = |index: &NameIndex, name: &Name| {
+            index.find(name.as_bytes(), name_of).map(|j| j as usize)
         };
-        let Some(bone) = rest.first() else { continue };
-        let (name_mark, mark) = marks
-            .get(b)
-            .copied()
-            .unwrap_or((Mark::Line(0), Mark::Line(0)));
-        if let Some(dup) = before.iter().position(|o| o.name == bone.name) {
-            ck.problem(name_mark.put(Error::malformed(format!(
-                "{} bone {b}: name `{}` is bone {dup}'s too",
-                sk(&name),
-                bone.name
-            ))))?;
-        }
-        let Some(parent) = &bone.parent else { continue };
-        let index = before.iter().position(|o| &o.name == parent).or_else(|| {
-            before
-                .iter()
-                .position(|o| o.name.as_bytes().eq_ignore_ascii_case(parent.as_bytes()))
-        });
-        let index = match index {
-            Some(p) => p as i32,
-            None => {
-                let later = rest.iter().skip(1).any(|o| &o.name == parent);
-                ck.problem(mark.put(Error::malformed(format!(
-                    "{} bone {b} ({}): parent `{parent}` {}",
-                    sk(&name),
-                    bone.name,
-                    if later {
-                        "comes after the bone (a parent must come first)"
-                    } else {
-                        "is not a bone of the skeleton"
-                    }
-                ))))?;
-                -1
+        // Each bone's first bone of the same name, and whether a later one repeats the name.
+        let first: Vec<usize> = (bones.iter().enumerate())
+            .map(|(b, bone)| find(&exact, &bone.name).map_or(b, |f| f.min(b)))
+            .collect();
+        let mut repeated = vec![false; bones.len()];
+        for (b, &f) in first.iter().enumerate() {
+            if let Some(r) = repeated.get_mut(f).filter(|_| f < b) {
+                *r = true;
             }
-        };
-        if let Some(bone) = bones.get_mut(b) {
-            bone.parent_index = index;
         }
+        let mut parents = Vec::with_capacity(bones.len());
+        for (b, bone) in bones.iter().enumerate() {
+            let (name_mark, mark) = marks
+                .get(b)
+                .copied()
+                .unwrap_or((Mark::Line(0), Mark::Line(0)));
+            if let Some(&dup) = first.get(b).filter(|&&f| f < b) {
+                ck.problem(name_mark.put(Error::malformed(format!(
+                    "{} bone {b}: name `{}` is bone {dup}'s too",
+                    sk(&name),
+                    bone.name
+                ))))?;
+            }
+            let Some(parent) = &bone.parent else {
+                parents.push(-1);
+                continue;
+            };
+            // The first bone of that name before this one: exactly, else ignoring ASCII case.
+            let by_name = find(&exact, parent);
+            let index =
+                (by_name.filter(|&p| p < b)).or_else(|| find(&folded, parent).filter(|&p| p < b));
+            parents.push(match index {
+                Some(p) => p as i32,
+                None => {
+                    // A bone after this one has the name exactly (this one's own name counts
+                    // when a later bone repeats it).
+                    let later = by_name.is_some_and(|p| {
+                        p > b || (p == b && repeated.get(b).copied().unwrap_or(false))
+                    });
+                    ck.problem(mark.put(Error::malformed(format!(
+                        "{} bone {b} ({}): parent `{parent}` {}",
+                        sk(&name),
+                        bone.name,
+                        if later {
+                            "comes after the bone (a parent must come first)"
+                        } else {
+                            "is not a bone of the skeleton"
+                        }
+                    ))))?;
+                    -1
+                }
+            });
+        }
+        parents
+    };
+    for (bone, parent) in bones.iter_mut().zip(parents) {
+        bone.parent_index = parent;
     }
     Ok(Skeleton { name, bones })
 }

@@ -24,9 +24,9 @@ use crate::error::{Error, Result};
 use crate::math::Mat3x4;
 use crate::model::{Influence, Mesh, Model};
 pub use plan::SkinLayout;
-pub(crate) use plan::SkinPlan;
 pub(crate) use plan::Survey;
 use plan::{Group, MAX_PALETTE_BONES, Member};
+pub(crate) use plan::{MeshBones, SkinPlan};
 
 /// Skin flag: make normals unit length.
 pub const SKIN_NORMALIZE: u32 = 1;

@@ -146,6 +146,107 @@ pub(crate) struct SkinPlan {
     palette: u32,
 }
 
+/// The survey and the plan of each mesh over the bones it uses, numbered densely: both keep
+/// tables per bone, so laying out each of many small meshes over every bone of a large skeleton
+/// is quadratic (3,000 one-triangle meshes on 65,535 bones took a minute). A mesh with more than
+/// a quarter as many influences as there are bones is laid out over all the bones, which costs
+/// no more than its influences (and spares the common case, one large mesh, a pass over them);
+/// the plans are the same either way but for the bones' numbers.
+pub(crate) struct MeshBones {
+    /// A bone's number among the bones of the mesh at hand; `UNUSED` between meshes.
+    local: Vec<u32>,
+}
+
+const UNUSED: u32 = u32::MAX;
+
+impl MeshBones {
+    pub fn new(bone_count: usize) -> MeshBones {
+        MeshBones {
+            local: vec![UNUSED; bone_count],
+        }
+    }
+
+    /// The bones `influences` use, ascending, and the influences with those bones' positions in
+    /// that list; None when there are a quarter as many influences as bones, or more.
+    fn subset(&mut self, influences: &[Influence]) -> Option<(Vec<u32>, Vec<Influence>)> {
+        if influences.len().saturating_mul(4) >= self.local.len() {
+            return None;
+        }
+        let mut used = Vec::new();
+        for i in influences {
+            if let Some(l) = self.local.get_mut(i.bone as usize)
+                && *l == UNUSED
+            {
+                *l = 0;
+                used.push(i.bone);
+            }
+        }
+        used.sort_unstable();
+        for (k, &b) in used.iter().enumerate() {
+            if let Some(l) = self.local.get_mut(b as usize) {
+                *l = k as u32;
+            }
+        }
+        let renumbered = influences
+            .iter()
+            .map(|i| Influence {
+                bone: self.local.get(i.bone as usize).copied().unwrap_or(i.bone),
+                ..*i
+            })
+            .collect();
+        for &b in &used {
+            if let Some(l) = self.local.get_mut(b as usize) {
+                *l = UNUSED;
+            }
+        }
+        Some((used, renumbered))
+    }
+
+    /// [`Survey::new`] of a checked mesh.
+    pub fn survey(
+        &mut self,
+        starts: &[u32],
+        influences: &[Influence],
+        bind: &[Mat3x4],
+        inverse_bind: &[Mat3x4],
+    ) -> Survey {
+        match self.subset(influences) {
+            None => Survey::new(starts, influences, bind, inverse_bind),
+            Some((used, local)) => {
+                let pick = |all: &[Mat3x4]| -> Vec<Mat3x4> {
+                    let at = |b: u32| all.get(b as usize).copied().unwrap_or(Mat3x4::IDENTITY);
+                    used.iter().map(|&b| at(b)).collect()
+                };
+                Survey::new(starts, &local, &pick(bind), &pick(inverse_bind))
+            }
+        }
+    }
+
+    /// [`SkinPlan::build`] of a mesh from its survey by [`MeshBones::survey`].
+    pub fn plan(
+        &mut self,
+        survey: Survey,
+        starts: &[u32],
+        influences: &[Influence],
+        size: f32,
+    ) -> SkinPlan {
+        let bone_count = self.local.len();
+        match self.subset(influences) {
+            None => SkinPlan::build(survey, starts, influences, bone_count, size),
+            Some((used, local)) => {
+                let mut plan = SkinPlan::build(survey, starts, &local, used.len(), size);
+                let global = |b: &mut u32| *b = used.get(*b as usize).copied().unwrap_or(*b);
+                plan.palette_bones.iter_mut().for_each(global);
+                plan.stretch_bones.iter_mut().for_each(global);
+                for g in &mut plan.bone_groups {
+                    global(&mut g.key);
+                }
+                plan
+            }
+        }
+    }
+}
+
 /// What the survey decides for a vertex: a bone (one influence), a palette candidate, or direct.
 const DIRECT: u32 = u32::MAX;
 const CANDIDATE: u32 = u32::MAX - 1;
@@ -1204,5 +1305,66 @@ mod tests {
         assert_eq!(errors(&narrow), errors(&wide));
         assert_eq!(narrow.hashes, wide.hashes);
         assert_eq!(narrow.bounds, wide.bounds);
+    }
+
+    /// A mesh laid out over the bones it uses gives the plan laid out over all the skeleton's
+    /// bones, but for the bones' numbers: a tube's bones spread over a skeleton of more than
+    /// four times as many bones as the mesh has influences.
+    #[test]
+    fn a_plan_over_the_bones_used_is_the_plan_over_all() {
+        let model = TubeRig::with_vertices(3000).build().unwrap();
+        let mesh = &model.meshes()[0];
+        let mut influences = mesh.all_influences().to_vec();
+        let total = influences.len() * 4 + 1000;
+        let gap = total / model.bones().len();
+        let spread: Vec<u32> = (0..model.bones().len())
+            .map(|k| (3 + gap * k) as u32)
+            .collect();
+        let mut bind = vec![Mat3x4::IDENTITY; total];
+        let mut inverse = vec![Mat3x4::IDENTITY; total];
+        for (&b, (m, i)) in spread.iter().zip(
+            model
+                .skeleton()
+                .bind_pose()
+                .iter()
+                .zip(model.skeleton().inverse_bind()),
+        ) {
+            bind[b as usize] = *m;
+            inverse[b as usize] = *i;
+        }
+        for (k, i) in influences.iter_mut().enumerate() {
+            i.bone = spread[i.bone as usize];
+            if k % 7 == 0 {
+                i.origin[0] += 1e-3;
+            }
+        }
+        let starts = mesh.influence_start();
+        let full_survey = Survey::new(starts, &influences, &bind, &inverse);
+        let mut mesh_bones = MeshBones::new(bind.len());
+        let (used, _) = mesh_bones.subset(&influences).unwrap();
+        assert_eq!(used, spread);
+        let survey = mesh_bones.survey(starts, &influences, &bind, &inverse);
+        assert_eq!(full_survey.bounds, survey.bounds);
+        let full = SkinPlan::build(full_survey, starts, &influences, bind.len(), 50.0);
+        let plan = mesh_bones.plan(survey, starts, &influences, 50.0);
+        assert!(mesh_bones.local.iter().all(|&l| l == UNUSED));
+        let layout = full.layout();
+        assert!(
+            layout.one_bone > 0 && layout.palette > 0 && layout.direct > 0,
+            "{layout:?}"
+        );
+        assert!(!full.stretches.is_empty() && !full.runs.is_empty());
+        assert_eq!(plan.layout(), layout);
+        assert_eq!(plan.bone_groups, full.bone_groups);
+        assert_eq!(plan.sets, full.sets);
+        assert_eq!(plan.members, full.members);
+        assert_eq!(plan.palette_bones, full.palette_bones);
+        assert_eq!(plan.runs, full.runs);
+        assert_eq!(plan.stretches, full.stretches);
+        assert_eq!(plan.stretch_bones, full.stretch_bones);
+        assert_eq!(plan.points, full.points);
+        assert_eq!(plan.direct, full.direct);
+        assert_eq!(plan.sets_with_runs, full.sets_with_runs);
+        assert_eq!(plan.lists, full.lists);
     }
 }

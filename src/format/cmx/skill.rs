@@ -20,7 +20,8 @@ use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
 use crate::error::{Error, Result};
 use crate::format::{LoadOptions, cfp};
 use crate::math::Mat3x4;
-use crate::model::{Animation, AnimationEvent, Frame, Model, Name};
+use crate::model::{Animation, AnimationEvent, Bone, Frame, Model, Name};
+use crate::name_index::NameIndex;
 
 /// The rate of a skill without a usable duration: the game's 33.3 ms frame.
 const DEFAULT_FPS: f32 = 30.0;
@@ -33,20 +34,41 @@ struct Track {
     rotations: Option<usize>,
 }
 
-/// The bone a motion names: exactly, else ignoring ASCII case (as FreeSO matches names).
-fn find_bone(model: &Model, name: &Name) -> Option<usize> {
-    model
-        .find_bone(name.as_bytes())
-        .map(|b| b as usize)
-        .or_else(|| {
-            model
-                .bones()
-                .iter()
-                .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
-        })
+/// A skeleton's bones as motions name them: exactly, else ignoring ASCII case (as FreeSO
+/// matches names). Built once for all the motions of a file: a scan of the bones per motion is
+/// quadratic in a skill of 20,000 motions on a skeleton of 65,535 bones.
+pub(crate) struct BoneNames<'a> {
+    model: &'a Model,
+    folded: NameIndex,
 }
 
-fn tracks(model: &Model, skill: &Skill) -> Result<(Vec<Track>, usize)> {
+impl<'a> BoneNames<'a> {
+    pub fn new(model: &'a Model) -> BoneNames<'a> {
+        let bones = model.bones();
+        let folded = NameIndex::build_ignoring_case(bones.len(), |i| bone_name(bones, i));
+        BoneNames { model, folded }
+    }
+
+    pub fn model(&self) -> &'a Model {
+        self.model
+    }
+
+    /// The bone `name` names: the first with exactly that name, else the first with that name
+    /// ignoring ASCII case.
+    pub fn find(&self, name: &Name) -> Option<usize> {
+        let bones = self.model.bones();
+        self.model
+            .find_bone(name.as_bytes())
+            .or_else(|| self.folded.find(name.as_bytes(), |i| bone_name(bones, i)))
+            .map(|b| b as usize)
+    }
+}
+
+fn bone_name(bones: &[Bone], i: usize) -> &[u8] {
+    bones.get(i).map_or(&[], |b| b.name.as_bytes())
+}
+
+fn tracks(names: &BoneNames<'_>, skill: &Skill) -> Result<(Vec<Track>, usize)> {
     let mut tracks = Vec::new();
     let mut frame_count = 0usize;
     for (m, motion) in skill.motions.iter().enumerate() {
@@ -76,7 +98,7 @@ fn tracks(model: &Model, skill: &Skill) -> Result<(Vec<Track>, usize)> {
         // Bounded by the value counts, which the CFP's length bounds once decoded.
         frame_count = frame_count.max(frames as usize);
         // Motions for bones the skeleton lacks are skipped, as the game and the tools do.
-        let Some(bone) = find_bone(model, &motion.bone) else {
+        let Some(bone) = names.find(&motion.bone) else {
             continue;
         };
         tracks.push(Track {
@@ -110,7 +132,7 @@ pub fn skill_frames(
         ))
     })?;
     let max_bytes = LoadOptions::default().max_bytes_for(cfp.len());
-    sample(skeleton, s, max_bytes, || {
+    sample(&BoneNames::new(skeleton), s, max_bytes, || {
         cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
             .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))
     })
@@ -120,16 +142,16 @@ pub fn skill_frames(
 pub(crate) type SkillValues = (Vec<[f32; 3]>, Vec<[f32; 4]>);
 
 impl Skill {
-    /// [`skill_frames`] for this skill, with the CFP's values from `values`, which is called only
-    /// once the skill is known to fit `skeleton` and `max_bytes` (the most its poses and the
-    /// values decoded for them may take).
+    /// [`skill_frames`] for this skill on the skeleton of `names`, with the CFP's values from
+    /// `values`, which is called only once the skill is known to fit the skeleton and
+    /// `max_bytes` (the most its poses and the values decoded for them may take).
     pub(crate) fn sample(
         &self,
-        skeleton: &Model,
+        names: &BoneNames<'_>,
         max_bytes: u64,
         values: impl FnOnce() -> Result<SkillValues>,
     ) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
-        sample(skeleton, self, max_bytes, values)
+        sample(names, self, max_bytes, values)
     }
 }
 
@@ -137,11 +159,12 @@ impl Skill {
 const BYTES_PER_VALUE: u64 = 2 * std::mem::size_of::<f32>() as u64;
 
 fn sample(
-    skeleton: &Model,
+    names: &BoneNames<'_>,
     s: &Skill,
     max_bytes: u64,
     values: impl FnOnce() -> Result<SkillValues>,
 ) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
+    let skeleton = names.model();
     let rest = skeleton
         .skeleton()
         .frame_poses(0)
@@ -153,7 +176,7 @@ fn sample(
                 s.name
             ))
         })?;
-    let (tracks, frame_count) = tracks(skeleton, s)?;
+    let (tracks, frame_count) = tracks(names, s)?;
     if frame_count == 0 {
         return Err(Error::malformed(format!(
             "skill {} has no motion with frames of translations or rotations",
@@ -286,12 +309,17 @@ fn sample(
 }
 
 /// The events of skill `s`, its motions' time properties, as events of scene `animation` played
-/// on `skeleton`: one per property, at its time (ms in the file) in seconds, on the motion's
-/// bone (-1 where the skeleton lacks it: the event still happens), in file order.
-pub(crate) fn skill_events(skeleton: &Model, s: &Skill, animation: u32) -> Vec<AnimationEvent> {
+/// on the skeleton of `names`: one per property, at its time (ms in the file) in seconds, on the
+/// motion's bone (-1 where the skeleton lacks it: the event still happens), in file order.
+pub(crate) fn skill_events(
+    names: &BoneNames<'_>,
+    s: &Skill,
+    animation: u32,
+) -> Vec<AnimationEvent> {
     let mut events = Vec::new();
     for motion in &s.motions {
-        let bone = find_bone(skeleton, &motion.bone)
+        let bone = names
+            .find(&motion.bone)
             .and_then(|b| i32::try_from(b).ok())
             .unwrap_or(-1);
         for entry in motion.time_property_lists.iter().flatten() {
@@ -320,7 +348,9 @@ pub fn with_skill(
     let mut parts = skeleton.to_parts();
     let scene = u32::try_from(parts.animations.len()).unwrap_or(u32::MAX);
     if let Some(s) = character.skills.get(skill) {
-        parts.events.extend(skill_events(skeleton, s, scene));
+        parts
+            .events
+            .extend(skill_events(&BoneNames::new(skeleton), s, scene));
     }
     parts.frames.extend(frames);
     parts.poses.extend(poses);

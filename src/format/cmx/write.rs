@@ -18,6 +18,7 @@ use crate::format::binary::{put_f32, put_u32};
 use crate::format::text::{c_g, exact_text};
 use crate::math::Mat3x4;
 use crate::model::{self, Model, Name};
+use crate::name_index::NameIndex;
 
 /// The first two lines of every retail CMX: a comment the game skips, and the version.
 const HEADER: &[u8] = b"// Character File. Copyright 1997, Maxis Inc.\r\nversion 300\r\n";
@@ -298,50 +299,79 @@ fn put_skeleton<S: Sink>(s: &mut S, sk: &Skeleton, i: usize) -> Result<()> {
     put_count(s, sk.bones.len(), &|| {
         format!("skeleton {i} ({}): bones", sk.name)
     })?;
+    let links = Links::new(&sk.bones);
     for (b, bone) in sk.bones.iter().enumerate() {
         let what = || at(b, bone);
-        let before = sk.bones.get(..b).unwrap_or_default();
-        check_links(bone, before, &what)?;
+        links.check(b, bone, &what)?;
         put_bone(s, bone, &what)?;
     }
     Ok(())
 }
 
-/// The reader's rules for a bone's name and parent, checked before writing: a present name no
-/// earlier bone has, and a parent among the earlier bones, found by name as the reader finds it.
-fn check_links(bone: &Bone, before: &[Bone], what: &dyn Fn() -> String) -> Result<()> {
-    // What a valid model can hold but a file that links bones by name cannot: unsupported.
-    if bone.name.is_empty() {
-        return Err(Error::unsupported(format!(
-            "{}: the name is empty, and a character file finds bones by name",
-            what()
-        )));
+/// A skeleton's bones by name, as the reader finds them: hashed, since a scan of the earlier
+/// bones for every bone is quadratic in a skeleton of 65,535 bones.
+struct Links<'a> {
+    bones: &'a [Bone],
+    exact: NameIndex,
+    folded: NameIndex,
+}
+
+impl<'a> Links<'a> {
+    fn new(bones: &'a [Bone]) -> Links<'a> {
+        let name_of = |i: usize| bones.get(i).map_or(&[][..], |o| o.name.as_bytes());
+        Links {
+            bones,
+            exact: NameIndex::build(bones.len(), name_of),
+            folded: NameIndex::build_ignoring_case(bones.len(), name_of),
+        }
     }
-    if let Some(dup) = before.iter().position(|o| o.name == bone.name) {
-        return Err(Error::unsupported(format!(
-            "{}: the name is bone {dup}'s too, and a character file finds bones by name",
-            what()
-        )));
+
+    fn name_of(&self, i: usize) -> &'a [u8] {
+        self.bones.get(i).map_or(&[][..], |o| o.name.as_bytes())
     }
-    let Some(parent) = &bone.parent else {
-        return Ok(());
-    };
-    if parent.as_bytes() == NO_PARENT {
-        return Err(Error::unsupported(format!(
-            "{}: parent `{parent}` would read as no parent",
-            what()
-        )));
+
+    /// The reader's rules for bone `b`'s name and parent, checked before writing: a present
+    /// name no earlier bone has, and a parent among the earlier bones, found by name as the
+    /// reader finds it.
+    fn check(&self, b: usize, bone: &Bone, what: &dyn Fn() -> String) -> Result<()> {
+        // What a valid model can hold but a file that links bones by name cannot: unsupported.
+        if bone.name.is_empty() {
+            return Err(Error::unsupported(format!(
+                "{}: the name is empty, and a character file finds bones by name",
+                what()
+            )));
+        }
+        let name_of = |i: usize| self.name_of(i);
+        let earlier = |j: &u32| (*j as usize) < b;
+        if let Some(dup) = self
+            .exact
+            .find(bone.name.as_bytes(), name_of)
+            .filter(earlier)
+        {
+            return Err(Error::unsupported(format!(
+                "{}: the name is bone {dup}'s too, and a character file finds bones by name",
+                what()
+            )));
+        }
+        let Some(parent) = &bone.parent else {
+            return Ok(());
+        };
+        if parent.as_bytes() == NO_PARENT {
+            return Err(Error::unsupported(format!(
+                "{}: parent `{parent}` would read as no parent",
+                what()
+            )));
+        }
+        // A name equal byte for byte is equal ignoring case too.
+        let found = self.folded.find(parent.as_bytes(), name_of).filter(earlier);
+        if found.is_none() {
+            return Err(Error::invalid_argument(format!(
+                "{}: parent `{parent}` is not an earlier bone (a parent must come first)",
+                what()
+            )));
+        }
+        Ok(())
     }
-    let found = before
-        .iter()
-        .any(|o| o.name == *parent || o.name.as_bytes().eq_ignore_ascii_case(parent.as_bytes()));
-    if !found {
-        return Err(Error::invalid_argument(format!(
-            "{}: parent `{parent}` is not an earlier bone (a parent must come first)",
-            what()
-        )));
-    }
-    Ok(())
 }
 
 fn put_bone<S: Sink>(s: &mut S, bone: &Bone, what: &dyn Fn() -> String) -> Result<()> {

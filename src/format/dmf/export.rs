@@ -17,7 +17,8 @@ use super::{BONE_NAME_MAX, DAnimation, DBone, DFace, DMaterial, DTexture, DTrack
 use crate::error::{Error, Result};
 use crate::math::Mat3x4;
 use crate::model::{
-    BONE_SYNTHETIC, KEY_POSITION, KEY_ROTATION, KEY_SCALE, Keyframe, Material, Mesh, Model,
+    BONE_SYNTHETIC, KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe, Material,
+    Mesh, Model,
 };
 use crate::skin::{SKIN_NORMALIZE, Strided};
 
@@ -311,6 +312,14 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
         }
     }
 
+    // Each scene's key set (a model has at most one per scene), found once rather than by a
+    // scan of the sets per scene.
+    let mut keyed_sets: Vec<Option<&KeyedAnimation>> = vec![None; model.animations().len()];
+    for set in model.keyframes() {
+        if let Some(slot @ None) = keyed_sets.get_mut(set.animation as usize) {
+            *slot = Some(set);
+        }
+    }
     let mut animations = Vec::with_capacity(model.animations().len());
     for (a, anim) in model.animations().iter().enumerate() {
         let fps = anim.fps;
@@ -321,7 +330,7 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
             )));
         }
         let fps = fps as u16;
-        let keyed = model.keyframes().iter().find(|k| k.animation as usize == a);
+        let keyed = keyed_sets.get(a).copied().flatten();
         let (id, duration, keys) = match keyed {
             Some(set) => (set.id, set.duration, Cow::Borrowed(set.keys.as_slice())),
             None => {
