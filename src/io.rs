@@ -9,6 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -21,6 +22,27 @@ pub type FileData<'a> = Box<dyn AsRef<[u8]> + 'a>;
 pub trait FileSystem {
     /// The whole file; [`Error::NotFound`](crate::Error::NotFound) when it does not exist.
     fn read(&self, path: &str) -> Result<FileData<'_>>;
+
+    /// The whole file if it holds at most `max_bytes` bytes, else [`Error::Limit`] naming it, its
+    /// size and the limit. ossa reads sidecars through this, with what is left of the load's
+    /// memory limit. The provided version reads the file and then checks its length; an
+    /// implementation that can tell a file's size first should refuse it before reading it.
+    fn read_at_most(&self, path: &str, max_bytes: u64) -> Result<FileData<'_>> {
+        let data = self.read(path)?;
+        within_limit(path, (*data).as_ref().len() as u64, max_bytes)?;
+        Ok(data)
+    }
+}
+
+/// `Limit` when a file of `size` bytes is more than `max_bytes`.
+pub(crate) fn within_limit(path: &str, size: u64, max_bytes: u64) -> Result<()> {
+    if size > max_bytes {
+        Err(Error::limit(format!(
+            "{path} holds {size} bytes, more than the {max_bytes} bytes the memory limit leaves for it"
+        )))
+    } else {
+        Ok(())
+    }
 }
 
 /// Whether `path` stays inside the directory it is taken relative to: not absolute, no `..`,
@@ -60,26 +82,54 @@ impl DirFileSystem {
     pub fn root(&self) -> &Path {
         &self.root
     }
+
+    /// Opens `path` under the root: the one place this filesystem opens files.
+    fn open(&self, path: &str) -> Result<(std::fs::File, PathBuf)> {
+        let path = contained(path)?;
+        let full = self.root.join(path);
+        let file = std::fs::File::open(&full).map_err(|e| os_error(&full, e))?;
+        Ok((file, full))
+    }
 }
 
 impl FileSystem for DirFileSystem {
     fn read(&self, path: &str) -> Result<FileData<'_>> {
-        let path = contained(path)?;
-        let full = self.root.join(path);
-        Ok(Box::new(read_os_file(&full)?))
+        self.read_at_most(path, u64::MAX)
+    }
+
+    fn read_at_most(&self, path: &str, max_bytes: u64) -> Result<FileData<'_>> {
+        let (file, full) = self.open(path)?;
+        Ok(Box::new(read_open_file(file, &full, max_bytes)?))
     }
 }
 
 /// Reads a file of the OS filesystem, telling a missing file from a failing one.
 pub(crate) fn read_os_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        let what = format!("{}: cannot read: {e}", path.display());
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::not_found(what)
-        } else {
-            Error::io(what, Some(e))
-        }
-    })
+    std::fs::read(path).map_err(|e| os_error(path, e))
+}
+
+/// An opened OS file's bytes, refused with `Limit` before reading when its size is over
+/// `max_bytes`; a file that grows while it is read stops at the limit and is refused too.
+pub(crate) fn read_open_file(file: std::fs::File, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+    let size = file.metadata().map_err(|e| os_error(path, e))?.len();
+    let name = path.to_string_lossy();
+    within_limit(&name, size, max_bytes)?;
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| os_error(path, e))?;
+    within_limit(&name, data.len() as u64, max_bytes)?;
+    Ok(data)
+}
+
+/// A failed read of an OS file: `NotFound` for a missing one, else `Io`.
+fn os_error(path: &Path, e: std::io::Error) -> Error {
+    let what = format!("{}: cannot read: {e}", path.display());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        Error::not_found(what)
+    } else {
+        Error::io(what, Some(e))
+    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::cmx::{self, CharacterFile, Skill, SkillPlaces};
-use crate::format::{Format, LoadOptions, cfp};
+use crate::format::{Format, LoadOptions, ceiling, cfp};
 use crate::io::read_os_file;
 use crate::math::Mat3x4;
 use crate::model::{Frame, Model};
@@ -204,12 +204,19 @@ fn add_skills(
     // the skill file and the CFPs read so far.
     let mut input_bytes = model.heap_bytes().saturating_add(file_bytes);
     for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
+        // The CFP is held while its values are decoded: it takes its room from the limit
+        // (without a caller's limit, from the most the limit can grow to), and is not read when
+        // it is larger.
+        let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(used);
         let data = sidecars
-            .read_skill_cfp(skill, path)
+            .read_skill_cfp(skill, path, room)
             .map_err(|e| places.put(i, e))?;
-        input_bytes = input_bytes.saturating_add((*data).as_ref().len());
+        let cfp_bytes = (*data).as_ref().len();
+        input_bytes = input_bytes.saturating_add(cfp_bytes);
         let max_bytes = options.max_bytes_for(input_bytes);
-        let budget = max_bytes.saturating_sub(used);
+        let budget = max_bytes
+            .saturating_sub(used)
+            .saturating_sub(cfp_bytes as u64);
         let sampled = skill.sample(model, budget, || {
             let values = cfp::decode_skill(
                 (*data).as_ref(),
