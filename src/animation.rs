@@ -183,6 +183,11 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// Moves past `n` bytes that end no line.
+    fn skip(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or_default();
+    }
+
     /// Moves past `n` bytes, counting the lines they end.
     fn advance(&mut self, n: usize) {
         let (skipped, rest) = self.rest.split_at(n.min(self.rest.len()));
@@ -212,7 +217,7 @@ impl<'a> Iterator for Tokens<'a> {
                 .iter()
                 .position(|&b| !matches!(b, b' ' | b'\t'))
                 .unwrap_or(self.rest.len());
-            self.advance(blank);
+            self.skip(blank);
             let line = self.line;
             match self.rest {
                 [] => return None,
@@ -228,7 +233,7 @@ impl<'a> Iterator for Tokens<'a> {
                     let end = (self.rest.iter())
                         .position(|&b| matches!(b, b'\r' | b'\n'))
                         .unwrap_or(self.rest.len());
-                    self.advance(end);
+                    self.skip(end);
                 }
                 [b'/', b'*', ..] => {
                     // The search starts at the `*`, as DarkPlaces' does: `/*/` is a whole comment.
@@ -251,7 +256,7 @@ impl<'a> Iterator for Tokens<'a> {
                     let len = (rest.iter())
                         .position(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
                         .unwrap_or(rest.len());
-                    self.advance(len);
+                    self.skip(len);
                     return Some((line, Token::Word(rest.get(..len).unwrap_or_default())));
                 }
             }
