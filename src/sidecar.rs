@@ -23,6 +23,13 @@
 //!
 //! Import paths and animation names come from the file, so they are checked: no absolute paths,
 //! no `..`.
+//!
+//! Sidecars share the model's memory limit ([`LoadOptions::max_bytes`]): a file larger than what
+//! the model and the files read before it leave is refused (`Limit`) without being read, through
+//! [`FileSystem::read_at_most`], and what is made of it is charged as it is made. A `.framegroups`
+//! that cannot be used (unreadable, malformed, over the limit) does not take the model down: it is
+//! a warning naming the file and line, and the model keeps its own scenes (one per frame); strict
+//! mode refuses it with the error. A skeleton or a CFP that cannot be used fails the load.
 
 #![deny(
     clippy::unwrap_used,

@@ -132,7 +132,8 @@ pub struct LoadOptions<'a> {
     pub format: Format,
     /// Reject what the default mode tolerates and repairs (and reports as warnings).
     pub strict: bool,
-    /// Most memory the loaded model may use; 0 = a default that grows with the input
+    /// Most memory the loaded model may use, with the sidecar files read for it (their bytes
+    /// while they are held, and what is made of them); 0 = a default that grows with the input
     /// ([`LoadOptions::max_bytes_for`]).
     pub max_bytes: u64,
     /// The file's name or path: for messages, to detect the format by extension, and (with
