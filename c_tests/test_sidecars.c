@@ -1004,34 +1004,120 @@ static void test_scenes(void)
         ossa_model_free(model);
     }
 
-    /* bad.dpm: a scene past the last frame, on line 2. */
+    /* bad.dpm: a scene past the last frame, on line 2. The default mode loads the model with its
+       own scenes (one per frame) and a warning naming the file and line; strict mode refuses it. */
     snprintf(path, sizeof path, "%s/bad.dpm", dir);
     snprintf(groups, sizeof groups, "%s/bad.dpm.framegroups", dir);
     CHECK(fx_write_file(path, bytes.data, bytes.size) == 0);
     CHECK(fx_write_file(groups, "0 2 10 1 idle\n3 2 5 0 die\n", strlen("0 2 10 1 idle\n3 2 5 0 die\n")) == 0);
-    model = SENTINEL;
-    preset_error(&err);
-    CHECK_RESULT(ossa_load_file(path, NULL, &model, &err), OSSA_ERR_MALFORMED);
-    CHECK(model == SENTINEL);
-    CHECK_RESULT(err.result, OSSA_ERR_MALFORMED);
-    CHECK_EQ_U(err.line, 2);
-    CHECK(err.offset == UINT64_MAX);
-    if (!CHECK(strncmp(err.message, "bad.dpm.framegroups line 2", 26) == 0))
-        fprintf(stderr, "    message: \"%s\"\n", err.message);
+    model = NULL;
+    CHECK_OK(ossa_load_file(path, NULL, &model, &err));
+    if (model) {
+        CHECK_OK(ossa_model_get_info(model, &info));
+        CHECK_EQ_U(info.animation_count, 4);
+        check_scene(model, 3, "frame3", 3, 1, 10, 1);
+        CHECK_EQ_U(ossa_model_warning_count(model), 1);
+        CHECK_STR(ossa_model_warning(model, 0),
+                  "bad.dpm.framegroups line 2: scene \"die\" runs frames 3..5 but the model has 4 frames;"
+                  " the file is not used, every frame is a scene of its own");
+        ossa_model_free(model);
+    }
+    {
+        ossa_load_options strict;
+        ossa_load_options_init(&strict);
+        strict.flags = OSSA_LOAD_STRICT;
+        model = SENTINEL;
+        preset_error(&err);
+        CHECK_RESULT(ossa_load_file(path, &strict, &model, &err), OSSA_ERR_MALFORMED);
+        CHECK(model == SENTINEL);
+        CHECK_RESULT(err.result, OSSA_ERR_MALFORMED);
+        CHECK_EQ_U(err.line, 2);
+        CHECK(err.offset == UINT64_MAX);
+        if (!CHECK(strncmp(err.message, "bad.dpm.framegroups line 2", 26) == 0))
+            fprintf(stderr, "    message: \"%s\"\n", err.message);
 
-    /* A comment and a blank line count as lines too. */
-    CHECK(fx_write_file(groups, "// scenes\n\n0 2 10 1 idle\n0 5 5 0 die\n", strlen("// scenes\n\n0 2 10 1 idle\n0 5 5 0 die\n")) == 0);
-    model = SENTINEL;
-    preset_error(&err);
-    CHECK_RESULT(ossa_load_file(path, NULL, &model, &err), OSSA_ERR_MALFORMED);
-    CHECK(model == SENTINEL);
-    CHECK_EQ_U(err.line, 4);
-    if (!CHECK(strncmp(err.message, "bad.dpm.framegroups line 4", 26) == 0))
-        fprintf(stderr, "    message: \"%s\"\n", err.message);
+        /* A comment and a blank line count as lines too, and so does a block comment's. */
+        CHECK(fx_write_file(groups, "/* scenes\n*/\n\n0 2 10 1 idle\n0 5 5 0 die\n",
+                            strlen("/* scenes\n*/\n\n0 2 10 1 idle\n0 5 5 0 die\n")) == 0);
+        model = SENTINEL;
+        preset_error(&err);
+        CHECK_RESULT(ossa_load_file(path, &strict, &model, &err), OSSA_ERR_MALFORMED);
+        CHECK(model == SENTINEL);
+        CHECK_EQ_U(err.line, 5);
+        if (!CHECK(strncmp(err.message, "bad.dpm.framegroups line 5", 26) == 0))
+            fprintf(stderr, "    message: \"%s\"\n", err.message);
+    }
 
     fx_buf_free(&bytes);
     fx_model_free(&fx);
     fx_remove_temp_dir(dir);
+}
+
+/* A framegroups served by the caller's io that is larger than max_bytes: not parsed. The default
+   mode loads the model with its own scenes and a warning; strict mode fails with OSSA_ERR_LIMIT.
+   Either way the read is released. */
+static void test_framegroups_over_the_limit(void)
+{
+    enum { BIG = 4 << 20 };
+    fx_model fx;
+    fx_buf bytes;
+    ossa_model *model;
+    ossa_model_info info;
+    ossa_error err;
+    ossa_load_options opt;
+    mem_fs fs;
+    uint8_t *big = malloc(BIG);
+    size_t i;
+
+    if (!CHECK(big != NULL))
+        return;
+    for (i = 0; i < BIG; i += 4)
+        memcpy(big + i, "0 1\n", 4);
+    fx_make_big(&fx, 60, 11);
+    fx_write_dpm(&fx, &bytes, NULL);
+    fs_init(&fs);
+    fs_add(&fs, "gen/scene.dpm", &bytes);
+    {
+        fx_buf groups;
+        groups.data = big;
+        groups.size = BIG;
+        groups.cap = BIG;
+        fs_add(&fs, "gen/scene.dpm.framegroups", &groups);
+    }
+    ossa_load_options_init(&opt);
+    opt.io = &fs.io;
+    opt.max_bytes = 1 << 20;
+
+    check_context("framegroups over max_bytes, default mode");
+    model = NULL;
+    CHECK_OK(ossa_load_file("gen/scene.dpm", &opt, &model, &err));
+    CHECK_ASKED(&fs, "gen/scene.dpm", "gen/scene.dpm.framegroups", NULL);
+    CHECK_RELEASED(&fs);
+    if (model) {
+        CHECK_OK(ossa_model_get_info(model, &info));
+        CHECK_EQ_U(info.animation_count, 4);
+        check_scene(model, 2, "frame2", 2, 1, 10, 1);
+        CHECK_EQ_U(ossa_model_warning_count(model), 1);
+        CHECK_MESSAGE(ossa_model_warning(model, 0), "gen/scene.dpm.framegroups holds 4194304 bytes, more than the ");
+        CHECK_MESSAGE(ossa_model_warning(model, 0), "; the file is not used, every frame is a scene of its own");
+        ossa_model_free(model);
+    }
+
+    check_context("framegroups over max_bytes, strict");
+    fs_reset(&fs);
+    opt.flags = OSSA_LOAD_STRICT;
+    model = SENTINEL;
+    preset_error(&err);
+    CHECK_RESULT(ossa_load_file("gen/scene.dpm", &opt, &model, &err), OSSA_ERR_LIMIT);
+    CHECK(model == SENTINEL);
+    CHECK_RESULT(err.result, OSSA_ERR_LIMIT);
+    CHECK_MESSAGE(err.message, "gen/scene.dpm.framegroups holds 4194304 bytes, more than the ");
+    CHECK_RELEASED(&fs);
+    check_context(NULL);
+
+    fx_buf_free(&bytes);
+    fx_model_free(&fx);
+    free(big);
 }
 
 int main(void)
@@ -1055,5 +1141,6 @@ int main(void)
     free_corpus(&c);
     test_bind_dpms();
     test_scenes();
+    test_framegroups_over_the_limit();
     return check_finish("test_sidecars");
 }

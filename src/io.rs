@@ -23,6 +23,27 @@ pub type FileData<'a> = Box<dyn AsRef<[u8]> + 'a>;
 pub trait FileSystem {
     /// The whole file; [`Error::NotFound`](crate::Error::NotFound) when it does not exist.
     fn read(&self, path: &str) -> Result<FileData<'_>>;
+
+    /// The whole file if it holds at most `max_bytes` bytes, else [`Error::Limit`] naming it, its
+    /// size and the limit. ossa reads sidecars through this, with what is left of the load's
+    /// memory limit. The provided version reads the file and then checks its length; an
+    /// implementation that can tell a file's size first should refuse it before reading it.
+    fn read_at_most(&self, path: &str, max_bytes: u64) -> Result<FileData<'_>> {
+        let data = self.read(path)?;
+        within_limit(path, (*data).as_ref().len() as u64, max_bytes)?;
+        Ok(data)
+    }
+}
+
+/// `Limit` when a file of `size` bytes is more than `max_bytes`.
+pub(crate) fn within_limit(path: &str, size: u64, max_bytes: u64) -> Result<()> {
+    if size > max_bytes {
+        Err(Error::limit(format!(
+            "{path} holds {size} bytes, more than the {max_bytes} bytes the memory limit leaves for it"
+        )))
+    } else {
+        Ok(())
+    }
 }
 
 /// Whether `path` stays inside the directory it is taken relative to: not absolute, no `..`,
@@ -48,10 +69,15 @@ pub(crate) fn contained(path: &str) -> Result<&str> {
     }
 }
 
-/// Reads `path` through a filesystem after checking that it stays inside (see [`contained`]):
-/// every path ossa hands a caller's [`FileSystem`] comes through here.
-pub(crate) fn read_contained<'a>(fs: &'a dyn FileSystem, path: &str) -> Result<FileData<'a>> {
-    fs.read(contained(path)?)
+/// Reads `path` through a filesystem after checking that it stays inside (see [`contained`]), if
+/// it holds at most `max_bytes` ([`FileSystem::read_at_most`]): every path ossa hands a caller's
+/// [`FileSystem`] comes through here.
+pub(crate) fn read_contained_at_most<'a>(
+    fs: &'a dyn FileSystem,
+    path: &str,
+    max_bytes: u64,
+) -> Result<FileData<'a>> {
+    fs.read_at_most(contained(path)?, max_bytes)
 }
 
 /// The OS filesystem, restricted to one directory.
@@ -197,21 +223,37 @@ impl DirFileSystem {
         Ok(file)
     }
 
-    /// The whole file at `path`, relative to the root (see [`DirFileSystem::open`]).
-    pub(crate) fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
-        let mut file = self.open(path)?;
-        let mut data = Vec::new();
-        file.read_to_end(&mut data)
-            .map_err(|e| os_error(&self.root.join(path), e))?;
-        Ok(data)
+    /// The whole file at `path`, relative to the root (see [`DirFileSystem::open`]), if it
+    /// holds at most `max_bytes` bytes (else `Limit`, and it is not read).
+    pub(crate) fn read_path(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+        let file = self.open(path)?;
+        read_open_file(file, &self.root.join(path), max_bytes)
     }
 }
 
 impl FileSystem for DirFileSystem {
     fn read(&self, path: &str) -> Result<FileData<'_>> {
-        let path = contained(path)?;
-        Ok(Box::new(self.read_path(Path::new(path))?))
+        self.read_at_most(path, u64::MAX)
     }
+
+    fn read_at_most(&self, path: &str, max_bytes: u64) -> Result<FileData<'_>> {
+        let path = contained(path)?;
+        Ok(Box::new(self.read_path(Path::new(path), max_bytes)?))
+    }
+}
+
+/// An opened OS file's bytes, refused with `Limit` before reading when its size is over
+/// `max_bytes`; a file that grows while it is read stops at the limit and is refused too.
+pub(crate) fn read_open_file(file: std::fs::File, path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+    let size = file.metadata().map_err(|e| os_error(path, e))?.len();
+    let name = path.to_string_lossy();
+    within_limit(&name, size, max_bytes)?;
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| os_error(path, e))?;
+    within_limit(&name, data.len() as u64, max_bytes)?;
+    Ok(data)
 }
 
 /// An OS error reading `path`, telling a missing file from a failing one.

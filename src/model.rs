@@ -85,7 +85,7 @@ impl Name {
     }
 
     /// Bytes the name holds on the heap: none when it is held in place.
-    fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match &self.0 {
             NameBytes::Inline { .. } => 0,
             NameBytes::Heap(bytes) => bytes.len(),

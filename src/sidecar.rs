@@ -23,6 +23,13 @@
 //!
 //! Import paths and animation names come from the file, so they are checked: no absolute paths,
 //! no `..`.
+//!
+//! Sidecars share the model's memory limit ([`LoadOptions::max_bytes`]): a file larger than what
+//! the model and the files read before it leave is refused (`Limit`) without being read, through
+//! [`FileSystem::read_at_most`], and what is made of it is charged as it is made. A `.framegroups`
+//! that cannot be used (unreadable, malformed, over the limit) does not take the model down: it is
+//! a warning naming the file and line, and the model keeps its own scenes (one per frame); strict
+//! mode refuses it with the error. A skeleton or a CFP that cannot be used fails the load.
 
 #![deny(
     clippy::unwrap_used,
@@ -35,11 +42,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::animation::parse_framegroups;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::format::cmx::Skill;
-use crate::format::{Format, LoadOptions};
-use crate::io::{DirFileSystem, FileData, FileSystem, contained, os_error, read_contained};
-use crate::model::{Model, ModelParts};
+use crate::format::{Checker, Format, LoadOptions, ceiling};
+use crate::io::{DirFileSystem, FileData, FileSystem, contained, os_error, read_contained_at_most};
+use crate::model::{Animation, Frame, Model, ModelParts};
 
 /// Where a model's sidecars are: its directory on a filesystem and its own file name.
 pub(crate) struct Sidecars<'a> {
@@ -49,12 +56,63 @@ pub(crate) struct Sidecars<'a> {
     pub file_name: String,
 }
 
-/// A sidecar's bytes, or `None` when it does not exist; other failures are errors.
-fn read_optional(fs: &dyn FileSystem, path: &str) -> Result<Option<Vec<u8>>> {
-    match read_contained(fs, path) {
-        Ok(data) => Ok(Some((*data).as_ref().to_vec())),
-        Err(Error::NotFound(_)) => Ok(None),
-        Err(e) => Err(e),
+/// The load's memory limit as its sidecars are read: the model and every file read with it share
+/// one ceiling ([`LoadOptions::max_bytes_for`] of all their bytes: without a caller's limit it
+/// grows with each file read). A sidecar's bytes count while they are held, and what is made of
+/// them (scenes, a skeleton) from then on.
+pub(crate) struct Allowance {
+    max_bytes: u64,
+    input_bytes: u64,
+    spent: u64,
+}
+
+impl Allowance {
+    /// For a model of `input_bytes` bytes that has been charged `spent` bytes.
+    pub fn new(options: &LoadOptions, input_bytes: usize, spent: u64) -> Allowance {
+        Allowance {
+            max_bytes: options.max_bytes,
+            input_bytes: input_bytes as u64,
+            spent,
+        }
+    }
+
+    /// What is left under the ceiling.
+    pub fn left(&self) -> u64 {
+        ceiling(self.max_bytes, self.input_bytes).saturating_sub(self.spent)
+    }
+
+    /// The sidecar at `path`, or `None` when it does not exist. A file larger than the room the
+    /// limit leaves is `Limit`, and not read.
+    fn read<'f>(&mut self, fs: &'f dyn FileSystem, path: &str) -> Result<Option<FileData<'f>>> {
+        // The room the ceiling can reach once this file counts as input.
+        let room = ceiling(self.max_bytes, u64::MAX).saturating_sub(self.spent);
+        let data = match read_contained_at_most(fs, path, room) {
+            Ok(data) => data,
+            Err(Error::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let size = (*data).as_ref().len() as u64;
+        self.input_bytes = self.input_bytes.saturating_add(size);
+        self.charge(size, path)?;
+        Ok(Some(data))
+    }
+
+    /// Counts `bytes` more for `what`; `Limit` past the ceiling.
+    fn charge(&mut self, bytes: u64, what: &str) -> Result<()> {
+        self.spent = self.spent.saturating_add(bytes);
+        let ceiling = ceiling(self.max_bytes, self.input_bytes);
+        if self.spent > ceiling {
+            return Err(Error::limit(format!(
+                "the model with {what} needs {} bytes of memory, more than the limit of {ceiling} bytes",
+                self.spent
+            )));
+        }
+        Ok(())
+    }
+
+    /// A file's `bytes` are released.
+    fn release(&mut self, bytes: usize) {
+        self.spent = self.spent.saturating_sub(bytes as u64);
     }
 }
 
@@ -85,17 +143,36 @@ fn lod_base(stem: &str) -> Option<&str> {
 
 /// The path after the first `import` token of a qfusion `.cfg`, on the same line; `None` when
 /// the file has no import. Tokens split on white space, `//` starts a comment, quotes group.
-fn cfg_import(text: &str) -> Option<String> {
-    for line in text.lines() {
-        let content = line.split("//").next().unwrap_or_default();
-        let mut tokens = content.split_whitespace().map(|t| t.trim_matches('"'));
+fn cfg_import(text: &[u8]) -> Option<String> {
+    for line in text.split(|&b| b == b'\n') {
+        let content = line
+            .windows(2)
+            .position(|w| w == b"//")
+            .and_then(|end| line.get(..end))
+            .unwrap_or(line);
+        let mut tokens = content
+            .split(u8::is_ascii_whitespace)
+            .filter(|t| !t.is_empty())
+            .map(trim_quotes);
         while let Some(token) = tokens.next() {
-            if token.eq_ignore_ascii_case("import") {
-                return tokens.next().map(str::to_owned);
+            if token.eq_ignore_ascii_case(b"import") {
+                return tokens
+                    .next()
+                    .map(|t| String::from_utf8_lossy(t).into_owned());
             }
         }
     }
     None
+}
+
+/// `t` without the quotes at its ends.
+fn trim_quotes(t: &[u8]) -> &[u8] {
+    let start = t.iter().position(|&b| b != b'"').unwrap_or(t.len());
+    let end = t
+        .iter()
+        .rposition(|&b| b != b'"')
+        .map_or(start, |e| e.saturating_add(1));
+    t.get(start..end).unwrap_or_default()
 }
 
 /// An OS file and where its sidecars are read from: a filesystem over `base_dir` (default: the
@@ -157,9 +234,9 @@ pub(crate) fn os_place(path: &Path, base_dir: Option<&Path>) -> Result<OsPlace> 
 }
 
 impl OsPlace {
-    /// The file's own bytes.
-    pub fn read_file(&self) -> Result<Vec<u8>> {
-        self.fs.read_path(&self.file)
+    /// The file's own bytes, if it holds at most `max_bytes` (else `Limit`, and it is not read).
+    pub fn read_file(&self, max_bytes: u64) -> Result<Vec<u8>> {
+        self.fs.read_path(&self.file, max_bytes)
     }
 
     /// Its sidecars.
@@ -204,9 +281,14 @@ impl<'a> Sidecars<'a> {
     }
 
     /// The bytes of a skill's CFP at `path` (from [`Sidecars::skill_cfp_path`]); a missing file
-    /// is NotFound naming it.
-    pub fn read_skill_cfp(&self, skill: &Skill, path: &str) -> Result<FileData<'a>> {
-        read_contained(self.fs, path).map_err(|e| match e {
+    /// is NotFound naming it, one over `max_bytes` is Limit (and not read).
+    pub fn read_skill_cfp(
+        &self,
+        skill: &Skill,
+        path: &str,
+        max_bytes: u64,
+    ) -> Result<FileData<'a>> {
+        read_contained_at_most(self.fs, path, max_bytes).map_err(|e| match e {
             Error::NotFound(_) => Error::not_found(format!(
                 "skill {}: its animation file {path} does not exist",
                 skill.name
@@ -216,84 +298,146 @@ impl<'a> Sidecars<'a> {
     }
 }
 
-impl Sidecars<'_> {
+impl<'a> Sidecars<'a> {
     fn sibling(&self, name: &str) -> String {
         format!("{}{name}", self.dir)
     }
 
-    /// What the parsed file needs from its sidecars before it is assembled (DPM scenes).
-    pub fn complete_parts(&self, parts: &mut ModelParts) -> Result<()> {
+    /// What the parsed file needs from its sidecars before it is assembled (DPM scenes). A
+    /// `.framegroups` that cannot be used (unreadable, malformed, over the memory limit) is a
+    /// warning, and the model keeps the scenes it has without it; strict mode refuses it.
+    pub fn complete_parts(
+        &self,
+        parts: &mut ModelParts,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<()> {
         if parts.format != Format::Dpm {
             return Ok(());
         }
         let path = self.sibling(&format!("{}.framegroups", self.file_name));
-        if let Some(text) = read_optional(self.fs, &path)? {
-            parts.animations =
-                parse_framegroups(&text, &parts.frames).map_err(|e| e.in_file(&label(&path)))?;
+        match self.framegroups(&path, &parts.frames, options.strict, allowance) {
+            Ok(None) => {}
+            Ok(Some((scenes, warnings))) => {
+                parts.animations = scenes;
+                parts.warnings.extend(warnings);
+            }
+            // A path ossa does not follow is the caller's to fix, not the sidecar's.
+            Err(e) if options.strict || e.code() == ErrorCode::InvalidArgument => return Err(e),
+            Err(e) => parts.warnings.push(format!(
+                "{e}; the file is not used, every frame is a scene of its own"
+            )),
         }
         Ok(())
     }
 
+    /// The scenes of the `.framegroups` at `path` and the warnings reading them gave, or `None`
+    /// when there is no such file.
+    fn framegroups(
+        &self,
+        path: &str,
+        frames: &[Frame],
+        strict: bool,
+        allowance: &mut Allowance,
+    ) -> Result<Option<(Vec<Animation>, Vec<String>)>> {
+        let Some(text) = allowance.read(self.fs, path)? else {
+            return Ok(None);
+        };
+        let file = label(path);
+        let mut ck = Checker::for_sidecar(Arc::clone(&file), strict, allowance.left());
+        let scenes =
+            parse_framegroups((*text).as_ref(), frames, &mut ck).map_err(|e| e.in_file(&file))?;
+        allowance.release((*text).as_ref().len());
+        allowance.charge(ck.charged(), path)?;
+        Ok(Some((scenes, ck.warnings)))
+    }
+
     /// What the assembled model needs from its sidecars (an SKM's or a MOD's skeleton).
-    pub fn complete_model(&self, model: Model, options: &LoadOptions) -> Result<Model> {
+    pub fn complete_model(
+        &self,
+        model: Model,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<Model> {
         if model.unbound().is_none() {
             return Ok(model);
         }
         match model.format() {
-            Format::Skm => self.skm_skeleton(model, options),
-            Format::Mm2Mod => self.mod_skeleton(model, options),
+            Format::Skm => self.skm_skeleton(model, options, allowance),
+            Format::Mm2Mod => self.mod_skeleton(model, options, allowance),
             _ => Ok(model),
         }
     }
 
-    /// Loads the skeleton at `path` and binds the model to it.
+    /// Loads the skeleton at `path`, within what is left of the memory limit, and binds the
+    /// model to it.
     fn bind_to(
         &self,
         model: &Model,
-        path: String,
-        data: &[u8],
+        (path, data): (String, FileData<'a>),
         format: Format,
         options: &LoadOptions,
+        allowance: &mut Allowance,
     ) -> Result<Model> {
+        let left = allowance.left();
+        if left == 0 {
+            return Err(Error::limit(format!(
+                "{path}: the model and its files leave none of the memory limit for the skeleton"
+            )));
+        }
         let skeleton_options = LoadOptions {
             format,
             name: Some(path.clone()),
             io: None,
+            max_bytes: left,
             ..options.clone()
         };
-        let skeleton = crate::format::load(data, &skeleton_options)?;
+        let skeleton = crate::format::load((*data).as_ref(), &skeleton_options)?;
+        allowance.release((*data).as_ref().len());
+        drop(data);
+        allowance.charge(skeleton.heap_bytes() as u64, &path)?;
         Model::bind(model, &skeleton).map_err(|e| e.within(format!("binding to {path}")))
     }
 
     /// An MM2 mesh's skeleton: `NAME.skel` beside `NAME.mod`.
-    fn mod_skeleton(&self, model: Model, options: &LoadOptions) -> Result<Model> {
+    fn mod_skeleton(
+        &self,
+        model: Model,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<Model> {
         let path = self.sibling(&format!("{}.skel", without_extension(&self.file_name)));
-        let Some(data) = read_optional(self.fs, &path)? else {
+        let Some(data) = allowance.read(self.fs, &path)? else {
             return Err(Error::not_found(format!(
                 "no skeleton for this MOD: {path} does not exist"
             )));
         };
-        self.bind_to(&model, path, &data, Format::Mm2Skel, options)
+        self.bind_to(&model, (path, data), Format::Mm2Skel, options, allowance)
     }
 
     /// An SKM's skeleton by qfusion's rules.
-    fn skm_skeleton(&self, model: Model, options: &LoadOptions) -> Result<Model> {
+    fn skm_skeleton(
+        &self,
+        model: Model,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<Model> {
         let mut tried = Vec::new();
         let mut warnings = Vec::new();
         let own = without_extension(&self.file_name);
-        let mut found = self.find_skeleton(own, &mut tried, &mut warnings)?;
+        let mut found = self.find_skeleton(own, &mut tried, &mut warnings, allowance)?;
         if found.is_none()
             && let Some(base) = lod_base(own)
         {
-            found = self.find_skeleton(base, &mut tried, &mut warnings)?;
+            found = self.find_skeleton(base, &mut tried, &mut warnings, allowance)?;
         }
-        let Some((path, data)) = found else {
+        let Some(found) = found else {
             return Err(Error::not_found(format!(
                 "no skeleton for this SKM: tried {}",
                 tried.join(", ")
             )));
         };
-        let bound = self.bind_to(&model, path, &data, Format::Skp, options)?;
+        let bound = self.bind_to(&model, found, Format::Skp, options, allowance)?;
         Ok(bound.with_warnings(warnings))
     }
 
@@ -303,15 +447,19 @@ impl Sidecars<'_> {
         stem: &str,
         tried: &mut Vec<String>,
         warnings: &mut Vec<String>,
-    ) -> Result<Option<(String, Vec<u8>)>> {
+        allowance: &mut Allowance,
+    ) -> Result<Option<(String, FileData<'a>)>> {
         let cfg = self.sibling(&format!("{stem}.cfg"));
         tried.push(cfg.clone());
-        if let Some(text) = read_optional(self.fs, &cfg)? {
-            match cfg_import(&String::from_utf8_lossy(&text)) {
+        if let Some(text) = allowance.read(self.fs, &cfg)? {
+            let import = cfg_import((*text).as_ref());
+            allowance.release((*text).as_ref().len());
+            drop(text);
+            match import {
                 Some(import) => {
                     let skp = format!("{}.skp", without_extension(&import));
                     let skp = contained(&skp).map_err(|e| e.in_file(&label(&cfg)))?.to_owned();
-                    return match read_optional(self.fs, &skp)? {
+                    return match allowance.read(self.fs, &skp)? {
                         Some(data) => Ok(Some((skp, data))),
                         None => Err(Error::not_found(format!("imports {skp}, which does not exist")).in_file(&label(&cfg))),
                     };
@@ -323,7 +471,7 @@ impl Sidecars<'_> {
         }
         let skp = self.sibling(&format!("{stem}.skp"));
         tried.push(skp.clone());
-        Ok(read_optional(self.fs, &skp)?.map(|data| (skp, data)))
+        Ok(allowance.read(self.fs, &skp)?.map(|data| (skp, data)))
     }
 }
 
@@ -334,15 +482,15 @@ mod tests {
     #[test]
     fn cfg_import_is_the_token_after_import_on_its_line() {
         assert_eq!(
-            cfg_import("// skeleton\nIMPORT models/players/monada/tris\n"),
+            cfg_import(b"// skeleton\nIMPORT models/players/monada/tris\n"),
             Some("models/players/monada/tris".into())
         );
         assert_eq!(
-            cfg_import("scale 1.0\nimport \"a/b.skp\" // c\n"),
+            cfg_import(b"scale 1.0\nimport \"a/b.skp\" // c\n"),
             Some("a/b.skp".into())
         );
-        assert_eq!(cfg_import("// import x\nsex m\n"), None);
-        assert_eq!(cfg_import("import\nx\n"), None);
+        assert_eq!(cfg_import(b"// import x\nsex m\n"), None);
+        assert_eq!(cfg_import(b"import\nx\n"), None);
     }
 
     #[test]

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::cmx::{self, BoneNames, CharacterFile, Skill, SkillPlaces};
-use crate::format::{Format, LoadOptions, cfp};
-use crate::io::read_contained;
+use crate::format::{Format, LoadOptions, ceiling, cfp};
+use crate::io::read_contained_at_most;
 use crate::math::Mat3x4;
 use crate::model::{Frame, Model};
 use crate::sidecar::{Sidecars, label, os_place};
@@ -74,7 +74,8 @@ impl Model {
             Some(fs) => {
                 let fs_path = path.to_string_lossy().replace('\\', "/");
                 // The file is released once parsed, before its CFPs are read.
-                let data = read_contained(fs, &fs_path)?;
+                let data =
+                    read_contained_at_most(fs, &fs_path, ceiling(options.max_bytes, u64::MAX))?;
                 let file_bytes = (*data).as_ref().len();
                 let (file, places) = parse_skill_file((*data).as_ref(), options)
                     .map_err(|e| e.in_file_if(file_label.as_ref()))?;
@@ -91,7 +92,7 @@ impl Model {
             }
             None => {
                 let place = os_place(path, options.base_dir.as_deref())?;
-                let data = place.read_file()?;
+                let data = place.read_file(ceiling(options.max_bytes, u64::MAX))?;
                 add_skills_from(self, &data, file_label, &place.sidecars(), options)
             }
         }
@@ -195,12 +196,19 @@ fn add_skills(
     // the skill file and the CFPs read so far.
     let mut input_bytes = model.heap_bytes().saturating_add(file_bytes);
     for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
+        // The CFP is held while its values are decoded: it takes its room from the limit
+        // (without a caller's limit, from the most the limit can grow to), and is not read when
+        // it is larger.
+        let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(used);
         let data = sidecars
-            .read_skill_cfp(skill, path)
+            .read_skill_cfp(skill, path, room)
             .map_err(|e| places.put(i, e))?;
-        input_bytes = input_bytes.saturating_add((*data).as_ref().len());
+        let cfp_bytes = (*data).as_ref().len();
+        input_bytes = input_bytes.saturating_add(cfp_bytes);
         let max_bytes = options.max_bytes_for(input_bytes);
-        let budget = max_bytes.saturating_sub(used);
+        let budget = max_bytes
+            .saturating_sub(used)
+            .saturating_sub(cfp_bytes as u64);
         let sampled = skill.sample(&names, budget, || {
             let values = cfp::decode_skill(
                 (*data).as_ref(),

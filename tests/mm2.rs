@@ -1555,3 +1555,29 @@ fn a_mod_finds_the_skel_of_its_name_beside_it() {
     assert_eq!(model.bones().len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_skel_over_the_memory_limit_fails_the_load_unread() {
+    let mut fs = MemFs::default();
+    let mut big = doll_skel().into_bytes();
+    big.resize(2 << 20, b'\n');
+    fs.files.insert("anim/pedmodel_doll.skel".into(), big);
+    let options = |max_bytes| LoadOptions {
+        name: Some("anim/pedmodel_doll.mod".into()),
+        io: Some(&fs),
+        max_bytes,
+        ..LoadOptions::default()
+    };
+    // Blank lines at its end do not matter to the skeleton, only to the limit.
+    let model = Model::load(doll_mod().as_bytes(), &options(4 << 20)).unwrap();
+    assert_eq!(model.bones().len(), 2);
+    let e = Model::load(doll_mod().as_bytes(), &options(1 << 20)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    assert!(
+        e.to_string().contains(&format!(
+            "anim/pedmodel_doll.skel holds {} bytes, more than the ",
+            2 << 20
+        )),
+        "{e}"
+    );
+}

@@ -1031,3 +1031,53 @@ fn a_small_memory_limit_is_a_limit_error() {
             .is_ok()
     );
 }
+
+#[test]
+fn a_cfp_over_the_memory_limit_is_not_read() {
+    const LIMIT: u64 = 1 << 20;
+    let f = files();
+    // A real CFP with 2 MB after it: the values decode from its start, so only its size is wrong.
+    let big = [f.cfp.as_slice(), &vec![0u8; 2 << 20]].concat();
+    let size = big.len();
+    let refused = |e: &Error, path: &str| {
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        let head = format!("{path} holds {size} bytes, more than the ");
+        assert!(e.to_string().contains(&head), "{e}");
+    };
+
+    // Through the caller's filesystem, read by path and refused by its length.
+    let cfps = Cfps(vec![("xskill-wave-loop.cfp".to_owned(), &big)]);
+    let opts = LoadOptions {
+        format: Format::SimsCmx,
+        io: Some(&cfps),
+        name: Some("skills.cmx".to_owned()),
+        max_bytes: LIMIT,
+        ..LoadOptions::default()
+    };
+    let fits = Cfps(vec![("xskill-wave-loop.cfp".to_owned(), &f.cfp)]);
+    let ok = LoadOptions {
+        io: Some(&fits),
+        ..opts.clone()
+    };
+    assert!(f.skeleton.with_skills(&f.cmx, &ok).unwrap().frames().len() > 1);
+    let (r, peak) = peak_of(|| f.skeleton.with_skills(&f.cmx, &opts));
+    refused(&r.unwrap_err(), "xskill-wave-loop.cfp");
+    assert!(peak < LIMIT as usize, "{peak}");
+
+    // From disk, refused by its size before it is read.
+    let dir = std::env::temp_dir().join(format!("ossa-cfp-limit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("skills.cmx"), &f.cmx).unwrap();
+    std::fs::write(dir.join("xskill-wave-loop.cfp"), &big).unwrap();
+    let disk = LoadOptions {
+        format: Format::SimsCmx,
+        max_bytes: LIMIT,
+        ..LoadOptions::default()
+    };
+    let (r, peak) = peak_of(|| f.skeleton.with_skills_file(dir.join("skills.cmx"), &disk));
+    let path = dir.join("xskill-wave-loop.cfp");
+    refused(&r.unwrap_err(), &path.to_string_lossy());
+    assert!(peak < LIMIT as usize, "{peak}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -18,13 +18,14 @@ pub mod sims_mesh;
 pub mod skm;
 mod text;
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::io::{FileSystem, read_contained};
+use crate::io::{FileSystem, read_contained_at_most};
 use crate::model::{Model, ModelParts};
-use crate::sidecar::{Sidecars, label, os_place};
+use crate::sidecar::{Allowance, Sidecars, label, os_place};
 
 /// The formats ossa knows, numbered as the C header's `ossa_format`.
 #[repr(u32)]
@@ -131,7 +132,8 @@ pub struct LoadOptions<'a> {
     pub format: Format,
     /// Reject what the default mode tolerates and repairs (and reports as warnings).
     pub strict: bool,
-    /// Most memory the loaded model may use; 0 = a default that grows with the input
+    /// Most memory the loaded model may use, with the sidecar files read for it (their bytes
+    /// while they are held, and what is made of them); 0 = a default that grows with the input
     /// ([`LoadOptions::max_bytes_for`]).
     pub max_bytes: u64,
     /// The file's name or path: for messages, to detect the format by extension, and (with
@@ -169,14 +171,19 @@ impl LoadOptions<'_> {
     /// one [`DEFAULT_BASE_BYTES`] plus [`DEFAULT_BYTES_PER_INPUT_BYTE`] per input byte, at most
     /// [`DEFAULT_MAX_BYTES`].
     pub fn max_bytes_for(&self, input_bytes: usize) -> u64 {
-        if self.max_bytes == 0 {
-            (input_bytes as u64)
-                .saturating_mul(DEFAULT_BYTES_PER_INPUT_BYTE)
-                .saturating_add(DEFAULT_BASE_BYTES)
-                .min(DEFAULT_MAX_BYTES)
-        } else {
-            self.max_bytes
-        }
+        ceiling(self.max_bytes, input_bytes as u64)
+    }
+}
+
+/// [`LoadOptions::max_bytes_for`] for the caller's `max_bytes`.
+pub(crate) fn ceiling(max_bytes: u64, input_bytes: u64) -> u64 {
+    if max_bytes == 0 {
+        input_bytes
+            .saturating_mul(DEFAULT_BYTES_PER_INPUT_BYTE)
+            .saturating_add(DEFAULT_BASE_BYTES)
+            .min(DEFAULT_MAX_BYTES)
+    } else {
+        max_bytes
     }
 }
 
@@ -187,6 +194,8 @@ pub(crate) struct Checker {
     strict: bool,
     collect: bool,
     max_bytes: u64,
+    /// The most a [`Checker::reserve`] asked for: what the model was charged.
+    charged: Cell<u64>,
     pub problems: Vec<Error>,
     pub dropped_problems: usize,
     pub warnings: Vec<String>,
@@ -202,10 +211,31 @@ impl Checker {
             strict: options.strict,
             collect,
             max_bytes: options.max_bytes_for(input_bytes),
+            charged: Cell::new(0),
             problems: Vec::new(),
             dropped_problems: 0,
             warnings: Vec::new(),
         }
+    }
+
+    /// A checker for the sidecar `file` read during a load in `strict` mode or not, which may
+    /// use `max_bytes` (what is left of the load's limit).
+    pub fn for_sidecar(file: Arc<str>, strict: bool, max_bytes: u64) -> Checker {
+        Checker {
+            label: Some(file),
+            strict,
+            collect: false,
+            max_bytes,
+            charged: Cell::new(0),
+            problems: Vec::new(),
+            dropped_problems: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// What the loader has been charged so far (the most it reserved).
+    pub fn charged(&self) -> u64 {
+        self.charged.get()
     }
 
     /// A broken rule the loader can step past (it substitutes a safe value): fatal when loading,
@@ -238,6 +268,7 @@ impl Checker {
 
     /// Fails with `Limit` when a model of `bytes` would exceed the caller's memory ceiling.
     pub fn reserve(&self, bytes: u64, what: &str) -> Result<()> {
+        self.charged.set(self.charged.get().max(bytes));
         if bytes > self.max_bytes {
             Err(Error::limit(format!(
                 "{what} needs {bytes} bytes of memory, more than the limit of {} bytes",
@@ -402,12 +433,14 @@ fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>
     let label = file_label(options);
     let mut checker = Checker::new(options, false, data.len());
     let result = parse(data, options, &mut checker).and_then(|mut parts| {
+        // Sidecars share the model's limit: what the model was charged is spent already.
+        let mut allowance = Allowance::new(options, data.len(), checker.charged());
         if let Some(s) = sidecars {
-            s.complete_parts(&mut parts)?;
+            s.complete_parts(&mut parts, options, &mut allowance)?;
         }
         let model = finish(parts, checker);
         match sidecars {
-            Some(s) => s.complete_model(model, options),
+            Some(s) => s.complete_model(model, options, &mut allowance),
             None => Ok(model),
         }
     });
@@ -423,7 +456,7 @@ pub fn load_file(path: &Path, options: &LoadOptions) -> Result<Model> {
     if let Some(fs) = options.io {
         // A path of `io`'s own, `/`-separated; it and the sidecars beside it stay inside `io`.
         let name = path.to_string_lossy().replace('\\', "/");
-        let data = read_contained(fs, &name)?;
+        let data = read_contained_at_most(fs, &name, ceiling(options.max_bytes, u64::MAX))?;
         options.name.get_or_insert(name);
         return load(data.as_ref().as_ref(), &options);
     }
@@ -431,7 +464,7 @@ pub fn load_file(path: &Path, options: &LoadOptions) -> Result<Model> {
         .name
         .get_or_insert_with(|| path.to_string_lossy().into_owned());
     let place = os_place(path, options.base_dir.as_deref())?;
-    let data = place.read_file()?;
+    let data = place.read_file(ceiling(options.max_bytes, u64::MAX))?;
     load_with(&data, &options, Some(&place.sidecars()))
 }
 
