@@ -202,10 +202,18 @@ fn is_word(name: &[u8]) -> bool {
             .any(|&b| b.is_ascii_whitespace() || b == b'{' || b == b'}' || b == 0)
 }
 
+/// The deepest level indented (three spaces each); deeper lines are indented as this one.
+const MAX_INDENT: usize = 32;
+
 /// Appends `text` as one CRLF line indented by `depth` steps of three spaces (the layout of the
 /// documented files).
 fn put_line(out: &mut Vec<u8>, depth: usize, text: &[u8]) {
-    out.extend(std::iter::repeat_n(b' ', depth.saturating_mul(3)));
+    // Indentation means nothing to a reader; past a depth no real skeleton reaches it stops
+    // growing, so that a chain of n bones writes O(n) bytes, not O(n^2).
+    out.extend(std::iter::repeat_n(
+        b' ',
+        depth.min(MAX_INDENT).saturating_mul(3),
+    ));
     out.extend_from_slice(text);
     out.extend_from_slice(b"\r\n");
 }
