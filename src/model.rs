@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result, amount};
 use crate::format::Format;
-use crate::math::Mat3x4;
+use crate::math::{MAX_MAGNITUDE, Mat3x4};
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
 use crate::skin::{SkinLayout, SkinPlan, Survey};
@@ -702,17 +702,20 @@ impl Model {
     /// meshes' skinning layouts: for models built in code.
     pub fn from_parts(parts: ModelParts) -> Result<Model> {
         check_parts(&parts)?;
-        Ok(Model::assemble(parts))
-    }
-
-    /// For loaders, which check their files as they read them (with byte offsets), so the rules
-    /// are checked once; debug builds check them again.
-    pub(crate) fn from_checked_parts(parts: ModelParts) -> Model {
-        debug_assert_eq!(check_parts(&parts).map_err(|e| e.to_string()), Ok(()));
+        check_magnitudes(&parts)?;
         Model::assemble(parts)
     }
 
-    fn assemble(parts: ModelParts) -> Model {
+    /// For loaders, which check their files as they read them (with byte offsets), so the rules
+    /// are checked once; debug builds check them again. What only the whole model shows (poses
+    /// chained through the parents, the bind pose's inverses) is checked here, for every format.
+    pub(crate) fn from_checked_parts(parts: ModelParts) -> Result<Model> {
+        debug_assert_eq!(check_parts(&parts).map_err(|e| e.to_string()), Ok(()));
+        check_magnitudes(&parts)?;
+        Model::assemble(parts)
+    }
+
+    fn assemble(parts: ModelParts) -> Result<Model> {
         let ModelParts {
             format,
             bones,
@@ -743,7 +746,18 @@ impl Model {
             concat_into(&bones, &frame0, None, &mut bind);
         }
         let zero = Mat3x4 { m: [0.0; 12] };
-        let inverse_bind = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
+        let inverse_bind: Vec<Mat3x4> = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
+        // A bone all but collapsed in its bind pose has an inverse too large to skin with.
+        for (b, inverse) in inverse_bind.iter().enumerate() {
+            if let Some(v) = inverse.first_out_of_range() {
+                return Err(Error::malformed(format!(
+                    "frame 0 ({}) bone {b} ({}): the inverse of its bind pose holds {v:e}, beyond \
+                     {MAX_MAGNITUDE:e} (the bone is all but collapsed)",
+                    frames.first().map(|f| f.name.clone()).unwrap_or_default(),
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default()
+                )));
+            }
+        }
         let skeleton = Skeleton {
             bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
             frame_lookup: OnceLock::new(),
@@ -764,7 +778,7 @@ impl Model {
         model.textures = textures;
         model.materials = materials;
         model.suits = suits;
-        model
+        Ok(model)
     }
 
     /// Meshes over a (possibly shared) skeleton, with what depends on both: the skinning layouts
@@ -885,6 +899,16 @@ impl Model {
         }
         let mut model =
             Model::with_skeleton(Arc::clone(&skeleton.skeleton), parts, meshes.format, None);
+        // Both models were checked at load (influences and poses within MAX_MAGNITUDE), which
+        // keeps the bounds finite; checked again, cheaply, as the promise is the bounds'.
+        if !model.mins.iter().chain(&model.maxs).all(|v| v.is_finite()) {
+            return Err(Error::malformed(format!(
+                "the meshes bound to the {} skeleton have bounds {:?} to {:?}, not finite",
+                skeleton.format.name(),
+                model.mins,
+                model.maxs
+            )));
+        }
         model.up_axis = meshes.up_axis;
         model.handedness = meshes.handedness;
         model.extent = meshes.extent;
@@ -1252,6 +1276,24 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         check_mesh(mesh, slots, materials.len()).map_err(|e| e.within(format!("mesh {m}")))?;
     }
 
+    Ok(())
+}
+
+/// What keeps posing and skinning finite (see [`MAX_MAGNITUDE`]), checked for every model
+/// however it was made: the poses chained through the parents, and the influences.
+fn check_magnitudes(parts: &ModelParts) -> Result<()> {
+    parts.poses.check_chained(&parts.bones, &parts.frames)?;
+    for (m, mesh) in parts.meshes.iter().enumerate() {
+        for (k, inf) in mesh.influences.iter().enumerate() {
+            let values = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
+            if let Some(v) = values.copied().find(|v| !(v.abs() <= MAX_MAGNITUDE)) {
+                return Err(Error::malformed(format!(
+                    "influence {k}: origin, weight or normal holds {v:e}, beyond {MAX_MAGNITUDE:e}"
+                ))
+                .within(format!("mesh {m}")));
+            }
+        }
+    }
     Ok(())
 }
 

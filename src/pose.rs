@@ -6,7 +6,7 @@
 use glam::Quat;
 
 use crate::error::{Error, Result};
-use crate::math::{Decomposed, Mat3x4};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
 use crate::model::{Model, concat_in_place, concat_into};
 use crate::poses::{Poses, RigidPose};
 
@@ -26,6 +26,17 @@ fn check_bone_count(model: &Model, got: usize, what: &str) -> Result<()> {
     if got != want {
         return Err(Error::invalid_argument(format!(
             "{what} has room for {got} bones, the model has {want}"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a caller's root matrix with a value that is not finite or beyond [`MAX_MAGNITUDE`]:
+/// within it, posing and skinning a model that loaded stay finite.
+fn check_root(root: Option<&Mat3x4>) -> Result<()> {
+    if let Some(v) = root.and_then(Mat3x4::first_out_of_range) {
+        return Err(Error::invalid_argument(format!(
+            "the root matrix holds {v:e}, beyond {MAX_MAGNITUDE:e}"
         )));
     }
     Ok(())
@@ -156,6 +167,7 @@ impl Model {
         out: &mut [Mat3x4],
     ) -> Result<()> {
         check_bone_count(self, out.len(), "the output")?;
+        check_root(root)?;
         let (norm, n) = normalised(self, blends)?;
         blend_local(self, norm.get(..n).unwrap_or_default(), out);
         concat_in_place(self.bones(), root, out);
@@ -179,7 +191,20 @@ impl Model {
     ) -> Result<()> {
         check_bone_count(self, local.len(), "the local poses")?;
         check_bone_count(self, out.len(), "the output")?;
+        check_root(root)?;
+        // The local poses are the caller's: a chain of them may overflow, which is refused
+        // rather than handed back.
+        if let Some(i) = local.iter().position(|l| !l.is_finite()) {
+            return Err(Error::invalid_argument(format!(
+                "local pose {i} has a NaN or infinity"
+            )));
+        }
         concat_into(self.bones(), local, root, out);
+        if let Some(i) = out.iter().position(|m| !m.is_finite()) {
+            return Err(Error::invalid_argument(format!(
+                "the local poses chained through the parents overflow at bone {i}"
+            )));
+        }
         Ok(())
     }
 }
