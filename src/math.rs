@@ -11,6 +11,12 @@ use glam::{Mat3, Quat, Vec3};
 /// models stay below 1e5 units.
 pub const MAX_MAGNITUDE: f32 = 1e9;
 
+/// Whether `v` is finite and within [`MAX_MAGNITUDE`].
+#[inline]
+pub fn in_range(v: f64) -> bool {
+    v.abs() <= f64::from(MAX_MAGNITUDE)
+}
+
 /// Rows of a 3x4 affine matrix acting on column vectors (DPM's layout):
 /// `x' = m[0]x + m[1]y + m[2]z + m[3]`, `y' = m[4]x + ... + m[7]`, `z' = m[8]x + ... + m[11]`.
 #[repr(C)]
@@ -164,7 +170,7 @@ impl Mat3x4 {
 
     /// The first element that is not finite or is beyond [`MAX_MAGNITUDE`], if any.
     pub fn first_out_of_range(&self) -> Option<f32> {
-        self.m.iter().copied().find(|v| !(v.abs() <= MAX_MAGNITUDE))
+        self.m.iter().copied().find(|&v| !in_range(v.into()))
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result, amount};
 use crate::format::Format;
-use crate::math::{MAX_MAGNITUDE, Mat3x4};
+use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
 use crate::skin::{SkinLayout, SkinPlan, Survey};
@@ -750,7 +750,7 @@ impl Model {
         // A bone all but collapsed in its bind pose has an inverse too large to skin with.
         for (b, inverse) in inverse_bind.iter().enumerate() {
             if let Some(v) = inverse.first_out_of_range() {
-                return Err(Error::malformed(format!(
+                return Err(Error::limit(format!(
                     "frame 0 ({}) bone {b} ({}): the inverse of its bind pose holds {v:e}, beyond \
                      {MAX_MAGNITUDE:e} (the bone is all but collapsed)",
                     frames.first().map(|f| f.name.clone()).unwrap_or_default(),
@@ -1286,8 +1286,8 @@ fn check_magnitudes(parts: &ModelParts) -> Result<()> {
     for (m, mesh) in parts.meshes.iter().enumerate() {
         for (k, inf) in mesh.influences.iter().enumerate() {
             let values = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
-            if let Some(v) = values.copied().find(|v| !(v.abs() <= MAX_MAGNITUDE)) {
-                return Err(Error::malformed(format!(
+            if let Some(v) = values.copied().find(|&v| !in_range(v.into())) {
+                return Err(Error::limit(format!(
                     "influence {k}: origin, weight or normal holds {v:e}, beyond {MAX_MAGNITUDE:e}"
                 ))
                 .within(format!("mesh {m}")));

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use glam::Quat;
 
 use crate::error::{Error, Result};
-use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{Bone, Frame};
 
 /// A rotation and a translation: `rotation` a unit quaternion `(x, y, z, w)`.
@@ -216,7 +216,7 @@ impl Poses {
             );
             if !(bound.0 <= limit && bound.1 <= limit) {
                 return Err(self.first_out_of_range(bones, frames).unwrap_or_else(|| {
-                    Error::malformed(format!(
+                    Error::limit(format!(
                         "bone {b} ({}): a blend of frames can give it a model-space pose that \
                          holds {:e}, beyond {MAX_MAGNITUDE:e}",
                         bone.name,
@@ -235,7 +235,6 @@ impl Poses {
     /// [`MAX_MAGNITUDE`], as an error.
     fn first_out_of_range(&self, bones: &[Bone], frames: &[Frame]) -> Option<Error> {
         let nb = bones.len();
-        let limit = f64::from(MAX_MAGNITUDE);
         let mut model = vec![[0.0f64; 12]; nb];
         for (f, frame) in frames.iter().enumerate() {
             for (b, bone) in bones.iter().enumerate() {
@@ -247,8 +246,8 @@ impl Poses {
                     Some(parent) => mul_wide(parent, &local),
                     None => local,
                 };
-                if let Some(&v) = chained.iter().find(|v| !(v.abs() <= limit)) {
-                    return Some(Error::malformed(format!(
+                if let Some(&v) = chained.iter().find(|&&v| !in_range(v)) {
+                    return Some(Error::limit(format!(
                         "frame {f} ({}) bone {b} ({}): its model-space pose (chained through \
                          the parents) holds {:e}, beyond {MAX_MAGNITUDE:e}",
                         frame.name, bone.name, v as f32

@@ -541,7 +541,7 @@ fn bones_whose_bind_pose_overflows_are_refused() {
         "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 2e9, 0, 1]",
     );
     let e = Model::load(beyond.as_bytes(), &opts(Format::DmfJson, false)).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
     assert_eq!(
         e.detail().message,
         "frame 0 (bind) bone 0 (root): its model-space pose (chained through the parents) \
