@@ -1530,7 +1530,9 @@ fn root_in<'a>(root: *const ossa_mat3x4) -> Option<&'a Mat3x4> {
     unsafe { root.cast::<Mat3x4>().as_ref() }
 }
 
-/// Model-space bone matrices for a weighted blend of 1 to 8 frames.
+/// Model-space bone matrices for a weighted blend of 1 to 8 frames. A root with an element that
+/// is not finite or is beyond 1e9 in magnitude is OSSA_ERR_INVALID_ARGUMENT: within that, the
+/// poses and skinning of a model that loaded stay finite.
 ///
 /// # Safety
 /// `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
@@ -1572,7 +1574,9 @@ pub unsafe extern "C" fn ossa_pose_frames_local(
     })
 }
 
-/// Concatenates caller-made parent-relative poses.
+/// Concatenates caller-made parent-relative poses. They are held to the rule a file's frames
+/// are: chained through the parents, every element finite and within 1e9 in magnitude (and the
+/// root as for ossa_pose_frames), else OSSA_ERR_INVALID_ARGUMENT with `bones_out` untouched.
 ///
 /// # Safety
 /// `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not

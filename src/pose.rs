@@ -8,7 +8,7 @@ use glam::Quat;
 use crate::error::{Error, Result};
 use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
 use crate::model::{Model, concat_in_place, concat_into};
-use crate::poses::{Poses, RigidPose};
+use crate::poses::{Poses, RigidPose, first_chained_out_of_range};
 
 /// One frame of a blend and its weight.
 #[repr(C)]
@@ -192,19 +192,17 @@ impl Model {
         check_bone_count(self, local.len(), "the local poses")?;
         check_bone_count(self, out.len(), "the output")?;
         check_root(root)?;
-        // The local poses are the caller's: a chain of them may overflow, which is refused
-        // rather than handed back.
-        if let Some(i) = local.iter().position(|l| !l.is_finite()) {
+        // The local poses are the caller's: held to the rule a file's frames are, so that
+        // skinning with the result stays finite; checked before `out` is written.
+        let mut work = vec![[0.0f64; 12]; local.len()];
+        let at = |b: usize| local.get(b).copied();
+        if let Some((b, v)) = first_chained_out_of_range(self.bones(), at, &mut work) {
             return Err(Error::invalid_argument(format!(
-                "local pose {i} has a NaN or infinity"
+                "bone {b}: the local poses chained through the parents hold {v:e}, beyond \
+                 {MAX_MAGNITUDE:e}"
             )));
         }
         concat_into(self.bones(), local, root, out);
-        if let Some(i) = out.iter().position(|m| !m.is_finite()) {
-            return Err(Error::invalid_argument(format!(
-                "the local poses chained through the parents overflow at bone {i}"
-            )));
-        }
         Ok(())
     }
 }

@@ -237,23 +237,15 @@ impl Poses {
         let nb = bones.len();
         let mut model = vec![[0.0f64; 12]; nb];
         for (f, frame) in frames.iter().enumerate() {
-            for (b, bone) in bones.iter().enumerate() {
-                let local = self
-                    .get(f.checked_mul(nb)?.checked_add(b)?)?
-                    .m
-                    .map(f64::from);
-                let chained = match usize::try_from(bone.parent).ok().and_then(|p| model.get(p)) {
-                    Some(parent) => mul_wide(parent, &local),
-                    None => local,
-                };
-                if let Some(&v) = chained.iter().find(|&&v| !in_range(v)) {
-                    return Some(Error::limit(format!(
-                        "frame {f} ({}) bone {b} ({}): its model-space pose (chained through \
-                         the parents) holds {:e}, beyond {MAX_MAGNITUDE:e}",
-                        frame.name, bone.name, v as f32
-                    )));
-                }
-                *model.get_mut(b)? = chained;
+            let first = f.checked_mul(nb)?;
+            let local = |b: usize| self.get(first.checked_add(b)?);
+            if let Some((b, v)) = first_chained_out_of_range(bones, local, &mut model) {
+                return Some(Error::limit(format!(
+                    "frame {f} ({}) bone {b} ({}): its model-space pose (chained through the \
+                     parents) holds {v:e}, beyond {MAX_MAGNITUDE:e}",
+                    frame.name,
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default(),
+                )));
             }
         }
         None
@@ -266,6 +258,28 @@ impl Poses {
             Poses::Rigid(r) => size_of_val(r.as_slice()),
         }
     }
+}
+
+/// The first bone whose model-space pose, its parent-relative `local(bone)` chained through the
+/// parents in f64 (`model` holds one matrix per bone, for the work), holds a value beyond
+/// [`MAX_MAGNITUDE`]; with that value, rounded to f32 for messages.
+pub(crate) fn first_chained_out_of_range(
+    bones: &[Bone],
+    local: impl Fn(usize) -> Option<Mat3x4>,
+    model: &mut [[f64; 12]],
+) -> Option<(usize, f32)> {
+    for (b, bone) in bones.iter().enumerate() {
+        let local = local(b)?.m.map(f64::from);
+        let chained = match usize::try_from(bone.parent).ok().and_then(|p| model.get(p)) {
+            Some(parent) => mul_wide(parent, &local),
+            None => local,
+        };
+        if let Some(&v) = chained.iter().find(|&&v| !in_range(v)) {
+            return Some((b, v as f32));
+        }
+        *model.get_mut(b)? = chained;
+    }
+    None
 }
 
 /// `a * b` in f64, the rows of 3x4 affine matrices as [`Mat3x4::mul`] has them.

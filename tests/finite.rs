@@ -268,12 +268,23 @@ fn roots_beyond_the_range_are_refused() {
             .unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidArgument, "{v}");
     }
-    // Caller-made local poses that overflow when chained are refused too.
-    let big = Mat3x4::from_translation([3e38, 0.0, 0.0]);
-    let e = model.pose_concat(&[big; 3], None, &mut out).unwrap_err();
+    // Caller-made local poses are held to the rule a file's frames are, before anything is
+    // written: each within range, mid's chained 1.2e9 away.
+    let far = Mat3x4::from_translation([6e8, 0.0, 0.0]);
+    out.fill(Mat3x4::from_translation([7.0; 3]));
+    let e = model.pose_concat(&[far; 3], None, &mut out).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument);
     assert_eq!(
         e.to_string(),
-        "the local poses chained through the parents overflow at bone 1"
+        "bone 1: the local poses chained through the parents hold 1.2e9, beyond 1e9"
+    );
+    assert_eq!(out, [Mat3x4::from_translation([7.0; 3]); 3]);
+    let mut nan = Mat3x4::IDENTITY;
+    nan.m[5] = f32::NAN;
+    let e = model.pose_concat(&[Mat3x4::IDENTITY, nan, Mat3x4::IDENTITY], None, &mut out);
+    assert_eq!(
+        e.unwrap_err().to_string(),
+        "bone 1: the local poses chained through the parents hold NaN, beyond 1e9"
     );
 }
 
