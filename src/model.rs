@@ -403,6 +403,9 @@ pub struct ModelParts {
     pub frames: Vec<Frame>,
     /// Parent-relative poses, frame-major: pose `frame * bones.len() + bone`.
     pub poses: Poses,
+    /// Each element's largest magnitude over every pose, where the reader found it while
+    /// decoding them (DPM): the load-time range check then rarely needs a pass of its own.
+    pub(crate) pose_magnitudes: Option<[f32; 12]>,
     pub animations: Vec<Animation>,
     pub meshes: Vec<MeshParts>,
     /// 0 = x, 1 = y, 2 = z in the file's own coordinates.
@@ -434,6 +437,7 @@ impl ModelParts {
             bones: Vec::new(),
             frames: Vec::new(),
             poses: Poses::default(),
+            pose_magnitudes: None,
             animations: Vec::new(),
             meshes: Vec::new(),
             up_axis: 2,
@@ -721,6 +725,7 @@ impl Model {
             bones,
             frames,
             poses,
+            pose_magnitudes: _,
             animations,
             meshes,
             up_axis,
@@ -937,6 +942,7 @@ impl Model {
             bones: s.bones.clone(),
             frames: s.frames.clone(),
             poses: s.poses.clone(),
+            pose_magnitudes: None,
             animations: s.animations.clone(),
             keyframes: s.keyframes.clone(),
             events: s.events.clone(),
@@ -1282,8 +1288,23 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
 /// What keeps posing and skinning finite (see [`MAX_MAGNITUDE`]), checked for every model
 /// however it was made: the poses chained through the parents, and the influences.
 fn check_magnitudes(parts: &ModelParts) -> Result<()> {
-    parts.poses.check_chained(&parts.bones, &parts.frames)?;
+    parts
+        .poses
+        .check_chained(&parts.bones, &parts.frames, parts.pose_magnitudes)?;
     for (m, mesh) in parts.meshes.iter().enumerate() {
+        // One pass without branches (a float's magnitude orders as its bits, a NaN above every
+        // number); the influence is looked for only when some value is out of range.
+        let mut largest = 0u32;
+        for i in &mesh.influences {
+            let [o0, o1, o2] = i.origin;
+            let [n0, n1, n2] = i.normal;
+            for v in [o0, o1, o2, i.weight, n0, n1, n2] {
+                largest = largest.max(v.to_bits() & !(1 << 31));
+            }
+        }
+        if in_range(f32::from_bits(largest).into()) {
+            continue;
+        }
         for (k, inf) in mesh.influences.iter().enumerate() {
             let values = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
             if let Some(v) = values.copied().find(|&v| !in_range(v.into())) {

@@ -188,9 +188,33 @@ impl Poses {
     /// each bone's largest stretch and origin; the chain of bounds is then per bone, in f64
     /// (where f32 would hide an overflow as an infinity). Only a model that fails it is chained
     /// frame by frame, to name the first frame and bone out of range.
-    pub(crate) fn check_chained(&self, bones: &[Bone], frames: &[Frame]) -> Result<()> {
+    ///
+    /// `magnitudes`, where the reader found them, are each element's largest magnitude over
+    /// every pose: a pose then stretches by at most `3 a` (its Frobenius norm, `a` the largest
+    /// magnitude of the 3x3 part) and moves by at most `sqrt(3) t`, which bounds every bone of a
+    /// shallow skeleton without a pass over the poses.
+    pub(crate) fn check_chained(
+        &self,
+        bones: &[Bone],
+        frames: &[Frame],
+        magnitudes: Option<[f32; 12]>,
+    ) -> Result<()> {
         let nb = bones.len();
         if nb == 0 {
+            return Ok(());
+        }
+        if let Some(m) = magnitudes
+            && m.iter().all(|v| v.is_finite())
+            && all_pose_bounds_hold(bones, |_| {
+                let [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11] = m;
+                let a = [m0, m1, m2, m4, m5, m6, m8, m9, m10]
+                    .into_iter()
+                    .fold(0.0, f32::max);
+                let t = m3.max(m7).max(m11);
+                (9.0 * a * a, 3.0 * t * t)
+            })
+            .is_none()
+        {
             return Ok(());
         }
         // Per bone: the largest squared stretch and origin over the frames.
@@ -199,36 +223,16 @@ impl Poses {
             Poses::Matrices(m) => scan_most(m, &mut most, |m| *m),
             Poses::Rigid(r) => scan_most(r, &mut most, RigidPose::matrix),
         }
-        let limit = f64::from(MAX_MAGNITUDE);
-        // (stretch, reach) of each bone's model-space pose in any blend, parents first. The
-        // factor covers f32 rounding in the scan, in blending and in composing.
-        let mut chain = vec![(1.0f64, 0.0f64); nb];
-        for (b, bone) in bones.iter().enumerate() {
-            let (ps, pr) = usize::try_from(bone.parent)
-                .ok()
-                .and_then(|p| chain.get(p).copied())
-                .unwrap_or((1.0, 0.0));
-            let (s, o) = most.get(b).copied().unwrap_or_default();
-            let margin = 1.0 + 1e-5;
-            let bound = (
-                ps * f64::from(s).sqrt() * margin,
-                pr + ps * f64::from(o).sqrt() * margin,
-            );
-            if !(bound.0 <= limit && bound.1 <= limit) {
-                return Err(self.first_out_of_range(bones, frames).unwrap_or_else(|| {
-                    Error::limit(format!(
-                        "bone {b} ({}): a blend of frames can give it a model-space pose that \
-                         holds {:e}, beyond {MAX_MAGNITUDE:e}",
-                        bone.name,
-                        bound.0.max(bound.1) as f32,
-                    ))
-                }));
-            }
-            if let Some(slot) = chain.get_mut(b) {
-                *slot = bound;
-            }
+        match all_pose_bounds_hold(bones, |b| most.get(b).copied().unwrap_or_default()) {
+            None => Ok(()),
+            Some((b, v)) => Err(self.first_out_of_range(bones, frames).unwrap_or_else(|| {
+                Error::limit(format!(
+                    "bone {b} ({}): a blend of frames can give it a model-space pose that \
+                     holds {v:e}, beyond {MAX_MAGNITUDE:e}",
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default(),
+                ))
+            })),
         }
-        Ok(())
     }
 
     /// The first frame and bone whose model-space pose, chained in f64, holds a value beyond
@@ -258,6 +262,36 @@ impl Poses {
             Poses::Rigid(r) => size_of_val(r.as_slice()),
         }
     }
+}
+
+/// The first bone whose model-space pose in some blend of frames may hold a value beyond
+/// [`MAX_MAGNITUDE`], with that bound, given each bone's `most(bone)`: the largest squared
+/// stretch and squared origin of its parent-relative poses (see [`Poses::check_chained`]).
+fn all_pose_bounds_hold(
+    bones: &[Bone],
+    most: impl Fn(usize) -> (f32, f32),
+) -> Option<(usize, f32)> {
+    let limit = f64::from(MAX_MAGNITUDE);
+    // (stretch, reach) of each bone's model-space pose in any blend, parents first. The factor
+    // covers f32 rounding in the bounds, in blending and in composing.
+    let margin = 1.0 + 1e-5;
+    let mut chain = vec![(1.0f64, 0.0f64); bones.len()];
+    for (b, bone) in bones.iter().enumerate() {
+        let (ps, pr) = usize::try_from(bone.parent)
+            .ok()
+            .and_then(|p| chain.get(p).copied())
+            .unwrap_or((1.0, 0.0));
+        let (s, o) = most(b);
+        let bound = (
+            ps * f64::from(s).sqrt() * margin,
+            pr + ps * f64::from(o).sqrt() * margin,
+        );
+        if !(bound.0 <= limit && bound.1 <= limit) {
+            return Some((b, bound.0.max(bound.1) as f32));
+        }
+        *chain.get_mut(b)? = bound;
+    }
+    None
 }
 
 /// The first bone whose model-space pose, its parent-relative `local(bone)` chained through the

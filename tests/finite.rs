@@ -370,3 +370,54 @@ fn large_but_finite_models_pose_and_skin_finite() {
         }
     }
 }
+
+#[test]
+fn long_chains_of_turns_are_not_refused() {
+    // 2000 bones, each turned and 1 unit from its parent, in two frames: a rotation stretches by
+    // 1, so the bound does not grow down the chain (the tip is at most 2000 away).
+    let nb = 2000;
+    let mut parts = ossa::ModelParts::new(Format::Dpm);
+    parts.bones = (0..nb)
+        .map(|i| ossa::Bone {
+            name: format!("b{i}").as_str().into(),
+            parent: i as i32 - 1,
+            flags: 0,
+        })
+        .collect();
+    parts.frames = vec![ossa::Frame::named("a"), ossa::Frame::named("b")];
+    let turn = |a: f32| {
+        let m = rot_x(a, [1.0, 0.0, 0.0]);
+        Mat3x4 { m }
+    };
+    parts.poses = (0..2 * nb)
+        .map(|i| turn(0.3 + i as f32 * 1e-3))
+        .collect::<Vec<_>>()
+        .into();
+    let model = Model::from_parts(parts.clone()).unwrap();
+    let mut bones = vec![Mat3x4::IDENTITY; nb];
+    let blend = [
+        FrameBlend {
+            frame: 0,
+            weight: 1.0,
+        },
+        FrameBlend {
+            frame: 1,
+            weight: 1.0,
+        },
+    ];
+    model.pose_frames(&blend, None, &mut bones).unwrap();
+    all_finite(&bones.iter().flat_map(|m| m.m).collect::<Vec<_>>(), "blend");
+    // Rigid poses (as SKP stores them) alike, their quaternions off unit length by the most
+    // the format tolerates.
+    parts.poses = (0..2 * nb)
+        .map(|i| {
+            let h = (0.15 + i as f32 * 5e-4, 1.0001f32.sqrt());
+            ossa::RigidPose {
+                rotation: [h.0.sin() * h.1, 0.0, 0.0, h.0.cos() * h.1],
+                translation: [1.0, 0.0, 0.0],
+            }
+        })
+        .collect::<Vec<_>>()
+        .into();
+    assert!(Model::from_parts(parts).is_ok());
+}
