@@ -314,7 +314,10 @@ fn large_but_finite_models_pose_and_skin_finite() {
             i.normal = [1e9, 1e9, -1e9];
         }
     }
-    let model = load_as(&fx.build().0, Format::Dpm).unwrap();
+    large_model_poses_and_skins_finite(&load_as(&fx.build().0, Format::Dpm).unwrap());
+}
+
+fn large_model_poses_and_skins_finite(model: &Model) {
     let (mins, maxs) = model.bounds();
     all_finite(&[mins, maxs].concat(), "bounds");
     let mut inverse = vec![Mat3x4::IDENTITY; 3];
