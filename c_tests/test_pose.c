@@ -295,6 +295,28 @@ static void test_errors(void)
     check_context("blend_count 8");
     CHECK_OK(ossa_pose_frames(model, blends, 8, NULL, out, NB));
 
+    /* A root or local poses not finite or beyond 1e9: posing them could overflow. */
+    {
+        static const float bad_values[] = {INFINITY, -INFINITY, NAN, 3e38f, -2e9f};
+        ossa_mat3x4 root, far[NB];
+        size_t k;
+        for (k = 0; k < sizeof bad_values / sizeof bad_values[0]; k++) {
+            check_context("root element %g", (double)bad_values[k]);
+            memset(&root, 0, sizeof root);
+            root.m[0] = root.m[5] = root.m[10] = 1.0f;
+            root.m[7] = bad_values[k];
+            EXPECT_UNTOUCHED(ossa_pose_frames(model, &good, 1, &root, out, NB), OSSA_ERR_INVALID_ARGUMENT);
+            EXPECT_UNTOUCHED(ossa_pose_concat(model, local, &root, out, NB), OSSA_ERR_INVALID_ARGUMENT);
+            memcpy(far, local, sizeof far);
+            far[NB - 1].m[3] = bad_values[k];
+            EXPECT_UNTOUCHED(ossa_pose_concat(model, far, NULL, out, NB), OSSA_ERR_INVALID_ARGUMENT);
+        }
+        check_context("root element 1e9");
+        root.m[7] = 1e9f;
+        CHECK_OK(ossa_pose_frames(model, &good, 1, &root, out, NB));
+        CHECK(isfinite(out[NB - 1].m[7]));
+    }
+
     for (i = 0; i < sizeof bad_blends / sizeof bad_blends[0]; i++) {
         ossa_frame_blend two[2];
         two[0] = good;

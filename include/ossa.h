@@ -908,9 +908,10 @@ uint32_t ossa_model_warning_count(const struct ossa_model *model);
 const char *ossa_model_warning(const struct ossa_model *model, uint32_t index);
 
 /**
- * Model-space bone matrices for a weighted blend of 1 to 8 frames. `root` may lie inside
- * `bones_out` (it is read before anything is written); `blends` may not
- * (OSSA_ERR_INVALID_ARGUMENT).
+ * Model-space bone matrices for a weighted blend of 1 to 8 frames. A root with an element that
+ * is not finite or is beyond 1e9 in magnitude is OSSA_ERR_INVALID_ARGUMENT: within that, the
+ * poses and skinning of a model that loaded stay finite. `root` may lie inside `bones_out` (it
+ * is read before anything is written); `blends` may not (OSSA_ERR_INVALID_ARGUMENT).
  *
  * # Safety
  * `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
@@ -936,8 +937,11 @@ uint32_t ossa_pose_frames_local(const struct ossa_model *model,
                                 size_t bone_count);
 
 /**
- * Concatenates caller-made parent-relative poses. `root` may lie inside `bones_out`; `local`
- * sharing memory with `bones_out` is OSSA_ERR_INVALID_ARGUMENT.
+ * Concatenates caller-made parent-relative poses. They are held to the rule a file's frames
+ * are: chained through the parents, every element finite and within 1e9 in magnitude (and the
+ * root as for ossa_pose_frames), else OSSA_ERR_INVALID_ARGUMENT with `bones_out` untouched.
+ * `root` may lie inside `bones_out`; `local` sharing memory with `bones_out` is
+ * OSSA_ERR_INVALID_ARGUMENT.
  *
  * # Safety
  * `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not

@@ -1599,9 +1599,10 @@ fn disjoint(input: Span, output: Span) -> Result<()> {
     Ok(())
 }
 
-/// Model-space bone matrices for a weighted blend of 1 to 8 frames. `root` may lie inside
-/// `bones_out` (it is read before anything is written); `blends` may not
-/// (OSSA_ERR_INVALID_ARGUMENT).
+/// Model-space bone matrices for a weighted blend of 1 to 8 frames. A root with an element that
+/// is not finite or is beyond 1e9 in magnitude is OSSA_ERR_INVALID_ARGUMENT: within that, the
+/// poses and skinning of a model that loaded stay finite. `root` may lie inside `bones_out` (it
+/// is read before anything is written); `blends` may not (OSSA_ERR_INVALID_ARGUMENT).
 ///
 /// # Safety
 /// `model` is a live handle; `blends` holds `blend_count` entries; `root` is NULL or one matrix;
@@ -1650,8 +1651,11 @@ pub unsafe extern "C" fn ossa_pose_frames_local(
     })
 }
 
-/// Concatenates caller-made parent-relative poses. `root` may lie inside `bones_out`; `local`
-/// sharing memory with `bones_out` is OSSA_ERR_INVALID_ARGUMENT.
+/// Concatenates caller-made parent-relative poses. They are held to the rule a file's frames
+/// are: chained through the parents, every element finite and within 1e9 in magnitude (and the
+/// root as for ossa_pose_frames), else OSSA_ERR_INVALID_ARGUMENT with `bones_out` untouched.
+/// `root` may lie inside `bones_out`; `local` sharing memory with `bones_out` is
+/// OSSA_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
 /// `model` is a live handle; `local` and `bones_out` hold `bone_count` matrices and do not

@@ -2,6 +2,21 @@
 
 use glam::{Mat3, Quat, Vec3};
 
+/// The largest magnitude a model may hold in a model-space pose (of any frame, or of any blend
+/// of its frames), an inverse bind matrix or an influence, and a caller may give as a root
+/// matrix. Posing and skinning multiply at most three such values (a root, a pose or an inverse
+/// bind, an influence) and sum a handful of those products: (3 x 1e9)^3 is about 3e28, ten
+/// orders of magnitude below `f32::MAX` (3.4e38), room for any sum over influences and its
+/// rounding. A bound of 1e18 would let two of them multiply to 1e36 and a third overflow. Real
+/// models stay below 1e5 units.
+pub const MAX_MAGNITUDE: f32 = 1e9;
+
+/// Whether `v` is finite and within [`MAX_MAGNITUDE`].
+#[inline]
+pub fn in_range(v: f64) -> bool {
+    v.abs() <= f64::from(MAX_MAGNITUDE)
+}
+
 /// Rows of a 3x4 affine matrix acting on column vectors (DPM's layout):
 /// `x' = m[0]x + m[1]y + m[2]z + m[3]`, `y' = m[4]x + ... + m[7]`, `z' = m[8]x + ... + m[11]`.
 #[repr(C)]
@@ -151,6 +166,11 @@ impl Mat3x4 {
 
     pub fn is_finite(&self) -> bool {
         self.m.iter().all(|v| v.is_finite())
+    }
+
+    /// The first element that is not finite or is beyond [`MAX_MAGNITUDE`], if any.
+    pub fn first_out_of_range(&self) -> Option<f32> {
+        self.m.iter().copied().find(|&v| !in_range(v.into()))
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result, amount};
 use crate::format::Format;
-use crate::math::Mat3x4;
+use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
 use crate::skin::{MeshBones, SkinLayout, SkinPlan, Survey};
@@ -403,6 +403,9 @@ pub struct ModelParts {
     pub frames: Vec<Frame>,
     /// Parent-relative poses, frame-major: pose `frame * bones.len() + bone`.
     pub poses: Poses,
+    /// Each element's largest magnitude over every pose, where the reader found it while
+    /// decoding them (DPM): the load-time range check then rarely needs a pass of its own.
+    pub(crate) pose_magnitudes: Option<[f32; 12]>,
     pub animations: Vec<Animation>,
     pub meshes: Vec<MeshParts>,
     /// 0 = x, 1 = y, 2 = z in the file's own coordinates.
@@ -434,6 +437,7 @@ impl ModelParts {
             bones: Vec::new(),
             frames: Vec::new(),
             poses: Poses::default(),
+            pose_magnitudes: None,
             animations: Vec::new(),
             meshes: Vec::new(),
             up_axis: 2,
@@ -702,22 +706,26 @@ impl Model {
     /// meshes' skinning layouts: for models built in code.
     pub fn from_parts(parts: ModelParts) -> Result<Model> {
         check_parts(&parts)?;
-        Ok(Model::assemble(parts))
-    }
-
-    /// For loaders, which check their files as they read them (with byte offsets), so the rules
-    /// are checked once; debug builds check them again.
-    pub(crate) fn from_checked_parts(parts: ModelParts) -> Model {
-        debug_assert_eq!(check_parts(&parts).map_err(|e| e.to_string()), Ok(()));
+        check_magnitudes(&parts)?;
         Model::assemble(parts)
     }
 
-    fn assemble(parts: ModelParts) -> Model {
+    /// For loaders, which check their files as they read them (with byte offsets), so the rules
+    /// are checked once; debug builds check them again. What only the whole model shows (poses
+    /// chained through the parents, the bind pose's inverses) is checked here, for every format.
+    pub(crate) fn from_checked_parts(parts: ModelParts) -> Result<Model> {
+        debug_assert_eq!(check_parts(&parts).map_err(|e| e.to_string()), Ok(()));
+        check_magnitudes(&parts)?;
+        Model::assemble(parts)
+    }
+
+    fn assemble(parts: ModelParts) -> Result<Model> {
         let ModelParts {
             format,
             bones,
             frames,
             poses,
+            pose_magnitudes: _,
             animations,
             meshes,
             up_axis,
@@ -743,7 +751,18 @@ impl Model {
             concat_into(&bones, &frame0, None, &mut bind);
         }
         let zero = Mat3x4 { m: [0.0; 12] };
-        let inverse_bind = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
+        let inverse_bind: Vec<Mat3x4> = bind.iter().map(|m| m.inverse().unwrap_or(zero)).collect();
+        // A bone all but collapsed in its bind pose has an inverse too large to skin with.
+        for (b, inverse) in inverse_bind.iter().enumerate() {
+            if let Some(v) = inverse.first_out_of_range() {
+                return Err(Error::limit(format!(
+                    "frame 0 ({}) bone {b} ({}): the inverse of its bind pose holds {v:e}, beyond \
+                     {MAX_MAGNITUDE:e} (the bone is all but collapsed)",
+                    frames.first().map(|f| f.name.clone()).unwrap_or_default(),
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default()
+                )));
+            }
+        }
         let skeleton = Skeleton {
             bone_lookup: NameIndex::build(bones.len(), |i| bone_name(&bones, i)),
             frame_lookup: OnceLock::new(),
@@ -764,7 +783,7 @@ impl Model {
         model.textures = textures;
         model.materials = materials;
         model.suits = suits;
-        model
+        Ok(model)
     }
 
     /// Meshes over a (possibly shared) skeleton, with what depends on both: the skinning layouts
@@ -888,6 +907,16 @@ impl Model {
         }
         let mut model =
             Model::with_skeleton(Arc::clone(&skeleton.skeleton), parts, meshes.format, None);
+        // Both models were checked at load (influences and poses within MAX_MAGNITUDE), which
+        // keeps the bounds finite; checked again, cheaply, as the promise is the bounds'.
+        if !model.mins.iter().chain(&model.maxs).all(|v| v.is_finite()) {
+            return Err(Error::malformed(format!(
+                "the meshes bound to the {} skeleton have bounds {:?} to {:?}, not finite",
+                skeleton.format.name(),
+                model.mins,
+                model.maxs
+            )));
+        }
         model.up_axis = meshes.up_axis;
         model.handedness = meshes.handedness;
         model.extent = meshes.extent;
@@ -916,6 +945,7 @@ impl Model {
             bones: s.bones.clone(),
             frames: s.frames.clone(),
             poses: s.poses.clone(),
+            pose_magnitudes: None,
             animations: s.animations.clone(),
             keyframes: s.keyframes.clone(),
             events: s.events.clone(),
@@ -1255,6 +1285,39 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         check_mesh(mesh, slots, materials.len()).map_err(|e| e.within(format!("mesh {m}")))?;
     }
 
+    Ok(())
+}
+
+/// What keeps posing and skinning finite (see [`MAX_MAGNITUDE`]), checked for every model
+/// however it was made: the poses chained through the parents, and the influences.
+fn check_magnitudes(parts: &ModelParts) -> Result<()> {
+    parts
+        .poses
+        .check_chained(&parts.bones, &parts.frames, parts.pose_magnitudes)?;
+    for (m, mesh) in parts.meshes.iter().enumerate() {
+        // One pass without branches (a float's magnitude orders as its bits, a NaN above every
+        // number); the influence is looked for only when some value is out of range.
+        let mut largest = 0u32;
+        for i in &mesh.influences {
+            let [o0, o1, o2] = i.origin;
+            let [n0, n1, n2] = i.normal;
+            for v in [o0, o1, o2, i.weight, n0, n1, n2] {
+                largest = largest.max(v.to_bits() & !(1 << 31));
+            }
+        }
+        if in_range(f32::from_bits(largest).into()) {
+            continue;
+        }
+        for (k, inf) in mesh.influences.iter().enumerate() {
+            let values = inf.origin.iter().chain(&inf.normal).chain([&inf.weight]);
+            if let Some(v) = values.copied().find(|&v| !in_range(v.into())) {
+                return Err(Error::limit(format!(
+                    "influence {k}: origin, weight or normal holds {v:e}, beyond {MAX_MAGNITUDE:e}"
+                ))
+                .within(format!("mesh {m}")));
+            }
+        }
+    }
     Ok(())
 }
 

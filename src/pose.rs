@@ -6,9 +6,9 @@
 use glam::Quat;
 
 use crate::error::{Error, Result};
-use crate::math::{Decomposed, Mat3x4};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
 use crate::model::{Model, concat_in_place, concat_into};
-use crate::poses::{Poses, RigidPose};
+use crate::poses::{Poses, RigidPose, first_chained_out_of_range};
 
 /// One frame of a blend and its weight.
 #[repr(C)]
@@ -26,6 +26,17 @@ fn check_bone_count(model: &Model, got: usize, what: &str) -> Result<()> {
     if got != want {
         return Err(Error::invalid_argument(format!(
             "{what} has room for {got} bones, the model has {want}"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a caller's root matrix with a value that is not finite or beyond [`MAX_MAGNITUDE`]:
+/// within it, posing and skinning a model that loaded stay finite.
+fn check_root(root: Option<&Mat3x4>) -> Result<()> {
+    if let Some(v) = root.and_then(Mat3x4::first_out_of_range) {
+        return Err(Error::invalid_argument(format!(
+            "the root matrix holds {v:e}, beyond {MAX_MAGNITUDE:e}"
         )));
     }
     Ok(())
@@ -156,6 +167,7 @@ impl Model {
         out: &mut [Mat3x4],
     ) -> Result<()> {
         check_bone_count(self, out.len(), "the output")?;
+        check_root(root)?;
         let (norm, n) = normalised(self, blends)?;
         blend_local(self, norm.get(..n).unwrap_or_default(), out);
         concat_in_place(self.bones(), root, out);
@@ -179,6 +191,17 @@ impl Model {
     ) -> Result<()> {
         check_bone_count(self, local.len(), "the local poses")?;
         check_bone_count(self, out.len(), "the output")?;
+        check_root(root)?;
+        // The local poses are the caller's: held to the rule a file's frames are, so that
+        // skinning with the result stays finite; checked before `out` is written.
+        let mut work = vec![[0.0f64; 12]; local.len()];
+        let at = |b: usize| local.get(b).copied();
+        if let Some((b, v)) = first_chained_out_of_range(self.bones(), at, &mut work) {
+            return Err(Error::invalid_argument(format!(
+                "bone {b}: the local poses chained through the parents hold {v:e}, beyond \
+                 {MAX_MAGNITUDE:e}"
+            )));
+        }
         concat_into(self.bones(), local, root, out);
         Ok(())
     }

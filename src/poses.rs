@@ -8,7 +8,9 @@ use std::borrow::Cow;
 
 use glam::Quat;
 
-use crate::math::{Decomposed, Mat3x4};
+use crate::error::{Error, Result};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range};
+use crate::model::{Bone, Frame};
 
 /// A rotation and a translation: `rotation` a unit quaternion `(x, y, z, w)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -173,6 +175,86 @@ impl Poses {
         }
     }
 
+    /// Checks that no frame's model-space pose, nor any blend of frames, holds a value beyond
+    /// [`MAX_MAGNITUDE`] (see there why), so that posing and skinning a model that loaded never
+    /// overflow; an error names the frame and the bone.
+    ///
+    /// A blend's parent-relative pose is `R diag(s)` (a unit rotation, the frames' scales
+    /// blended) and the frames' translations blended, with weights that sum 1: it stretches a
+    /// vector by at most the most any of the frames' poses does, and moves it at most as far as
+    /// the farthest of their origins. Chained, a bone's model-space pose in any blend (a single
+    /// frame is one) then stretches by at most `stretch(parent) * stretch(bone)` and moves at
+    /// most `reach(parent) + stretch(parent) * origin(bone)`. One pass over the poses finds
+    /// each bone's largest stretch and origin; the chain of bounds is then per bone, in f64
+    /// (where f32 would hide an overflow as an infinity). Only a model that fails it is chained
+    /// frame by frame, to name the first frame and bone out of range.
+    ///
+    /// `magnitudes`, where the reader found them, are each element's largest magnitude over
+    /// every pose: a pose then stretches by at most `3 a` (its Frobenius norm, `a` the largest
+    /// magnitude of the 3x3 part) and moves by at most `sqrt(3) t`, which bounds every bone of a
+    /// shallow skeleton without a pass over the poses.
+    pub(crate) fn check_chained(
+        &self,
+        bones: &[Bone],
+        frames: &[Frame],
+        magnitudes: Option<[f32; 12]>,
+    ) -> Result<()> {
+        let nb = bones.len();
+        if nb == 0 {
+            return Ok(());
+        }
+        if let Some(m) = magnitudes
+            && m.iter().all(|v| v.is_finite())
+            && all_pose_bounds_hold(bones, |_| {
+                let [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11] = m;
+                let a = [m0, m1, m2, m4, m5, m6, m8, m9, m10]
+                    .into_iter()
+                    .fold(0.0, f32::max);
+                let t = m3.max(m7).max(m11);
+                (9.0 * a * a, 3.0 * t * t)
+            })
+            .is_none()
+        {
+            return Ok(());
+        }
+        // Per bone: the largest squared stretch and origin over the frames.
+        let mut most = vec![(0.0f32, 0.0f32); nb];
+        match self {
+            Poses::Matrices(m) => scan_most(m, &mut most, |m| *m),
+            Poses::Rigid(r) => scan_most(r, &mut most, RigidPose::matrix),
+        }
+        match all_pose_bounds_hold(bones, |b| most.get(b).copied().unwrap_or_default()) {
+            None => Ok(()),
+            Some((b, v)) => Err(self.first_out_of_range(bones, frames).unwrap_or_else(|| {
+                Error::limit(format!(
+                    "bone {b} ({}): a blend of frames can give it a model-space pose that \
+                     holds {v:e}, beyond {MAX_MAGNITUDE:e}",
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default(),
+                ))
+            })),
+        }
+    }
+
+    /// The first frame and bone whose model-space pose, chained in f64, holds a value beyond
+    /// [`MAX_MAGNITUDE`], as an error.
+    fn first_out_of_range(&self, bones: &[Bone], frames: &[Frame]) -> Option<Error> {
+        let nb = bones.len();
+        let mut model = vec![[0.0f64; 12]; nb];
+        for (f, frame) in frames.iter().enumerate() {
+            let first = f.checked_mul(nb)?;
+            let local = |b: usize| self.get(first.checked_add(b)?);
+            if let Some((b, v)) = first_chained_out_of_range(bones, local, &mut model) {
+                return Some(Error::limit(format!(
+                    "frame {f} ({}) bone {b} ({}): its model-space pose (chained through the \
+                     parents) holds {v:e}, beyond {MAX_MAGNITUDE:e}",
+                    frame.name,
+                    bones.get(b).map(|b| b.name.clone()).unwrap_or_default(),
+                )));
+            }
+        }
+        None
+    }
+
     /// Bytes of heap the poses take.
     pub(crate) fn heap_bytes(&self) -> usize {
         match self {
@@ -180,6 +262,128 @@ impl Poses {
             Poses::Rigid(r) => size_of_val(r.as_slice()),
         }
     }
+}
+
+/// The first bone whose model-space pose in some blend of frames may hold a value beyond
+/// [`MAX_MAGNITUDE`], with that bound, given each bone's `most(bone)`: the largest squared
+/// stretch and squared origin of its parent-relative poses (see [`Poses::check_chained`]).
+fn all_pose_bounds_hold(
+    bones: &[Bone],
+    most: impl Fn(usize) -> (f32, f32),
+) -> Option<(usize, f32)> {
+    let limit = f64::from(MAX_MAGNITUDE);
+    // (stretch, reach) of each bone's model-space pose in any blend, parents first. The factor
+    // covers f32 rounding in the bounds, in blending and in composing.
+    let margin = 1.0 + 1e-5;
+    let mut chain = vec![(1.0f64, 0.0f64); bones.len()];
+    for (b, bone) in bones.iter().enumerate() {
+        let (ps, pr) = usize::try_from(bone.parent)
+            .ok()
+            .and_then(|p| chain.get(p).copied())
+            .unwrap_or((1.0, 0.0));
+        let (s, o) = most(b);
+        let bound = (
+            ps * f64::from(s).sqrt() * margin,
+            pr + ps * f64::from(o).sqrt() * margin,
+        );
+        if !(bound.0 <= limit && bound.1 <= limit) {
+            return Some((b, bound.0.max(bound.1) as f32));
+        }
+        *chain.get_mut(b)? = bound;
+    }
+    None
+}
+
+/// The first bone whose model-space pose, its parent-relative `local(bone)` chained through the
+/// parents in f64 (`model` holds one matrix per bone, for the work), holds a value beyond
+/// [`MAX_MAGNITUDE`]; with that value, rounded to f32 for messages.
+pub(crate) fn first_chained_out_of_range(
+    bones: &[Bone],
+    local: impl Fn(usize) -> Option<Mat3x4>,
+    model: &mut [[f64; 12]],
+) -> Option<(usize, f32)> {
+    for (b, bone) in bones.iter().enumerate() {
+        let local = local(b)?.m.map(f64::from);
+        let chained = match usize::try_from(bone.parent).ok().and_then(|p| model.get(p)) {
+            Some(parent) => mul_wide(parent, &local),
+            None => local,
+        };
+        if let Some(&v) = chained.iter().find(|&&v| !in_range(v)) {
+            return Some((b, v as f32));
+        }
+        *model.get_mut(b)? = chained;
+    }
+    None
+}
+
+/// `a * b` in f64, the rows of 3x4 affine matrices as [`Mat3x4::mul`] has them.
+fn mul_wide(a: &[f64; 12], b: &[f64; 12]) -> [f64; 12] {
+    let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] = *a;
+    let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *b;
+    [
+        a0 * b0 + a1 * b4 + a2 * b8,
+        a0 * b1 + a1 * b5 + a2 * b9,
+        a0 * b2 + a1 * b6 + a2 * b10,
+        a0 * b3 + a1 * b7 + a2 * b11 + a3,
+        a4 * b0 + a5 * b4 + a6 * b8,
+        a4 * b1 + a5 * b5 + a6 * b9,
+        a4 * b2 + a5 * b6 + a6 * b10,
+        a4 * b3 + a5 * b7 + a6 * b11 + a7,
+        a8 * b0 + a9 * b4 + a10 * b8,
+        a8 * b1 + a9 * b5 + a10 * b9,
+        a8 * b2 + a9 * b6 + a10 * b10,
+        a8 * b3 + a9 * b7 + a10 * b11 + a11,
+    ]
+}
+
+/// Raises each bone's `most` (squared stretch, squared origin) to its poses' in the frame-major
+/// `poses`, one frame of `most.len()` poses after another.
+#[inline(always)]
+fn scan_most<T>(poses: &[T], most: &mut [(f32, f32)], matrix: impl Fn(&T) -> Mat3x4) {
+    for frame in poses.chunks(most.len().max(1)) {
+        for (pose, slot) in frame.iter().zip(most.iter_mut()) {
+            let pose = matrix(pose);
+            let (s, o) = (stretch_squared(&pose), origin_squared(&pose));
+            // A NaN (never in a checked model) counts as out of range.
+            slot.0 = if s <= slot.0 {
+                slot.0
+            } else if s.is_nan() {
+                f32::INFINITY
+            } else {
+                s
+            };
+            slot.1 = if o <= slot.1 {
+                slot.1
+            } else if o.is_nan() {
+                f32::INFINITY
+            } else {
+                o
+            };
+        }
+    }
+}
+
+/// The square of an upper bound of the most the 3x3 part of `m` stretches a vector (its
+/// spectral norm): the largest row sum of `|M^T M|` (Gershgorin's). For a rotation it is 1 to
+/// rounding, so that a long chain of bones does not make it grow; it bounds every column's
+/// length too, and so the scales a blend decomposes the pose into. In f32: it overflows only
+/// for an element beyond 1e19, which is out of range anyway.
+#[inline]
+fn stretch_squared(m: &Mat3x4) -> f32 {
+    let [m0, m1, m2, _, m4, m5, m6, _, m8, m9, m10, _] = m.m;
+    let g00 = m0 * m0 + m4 * m4 + m8 * m8;
+    let g11 = m1 * m1 + m5 * m5 + m9 * m9;
+    let g22 = m2 * m2 + m6 * m6 + m10 * m10;
+    let g01 = (m0 * m1 + m4 * m5 + m8 * m9).abs();
+    let g02 = (m0 * m2 + m4 * m6 + m8 * m10).abs();
+    let g12 = (m1 * m2 + m5 * m6 + m9 * m10).abs();
+    (g00 + g01 + g02).max(g11 + g01 + g12).max(g22 + g02 + g12)
+}
+
+/// The squared length of `m`'s translation.
+#[inline]
+fn origin_squared(m: &Mat3x4) -> f32 {
+    m.m[3] * m.m[3] + m.m[7] * m.m[7] + m.m[11] * m.m[11]
 }
 
 #[cfg(test)]

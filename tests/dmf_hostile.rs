@@ -512,3 +512,39 @@ fn the_most_frames_a_small_file_can_ask_for() {
     let e = Model::load(over.as_bytes(), &allowed).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Limit, "{e}");
 }
+
+#[test]
+fn bones_whose_bind_pose_overflows_are_refused() {
+    // Both bones 3e38 along y: arm's bind pose, chained, is infinite. DMF's own rules refuse the
+    // vertices weighted to it; without them the model's load-time check refuses the pose.
+    let far = JSON
+        .replace(
+            "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1]",
+            "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 3e38, 0, 1]",
+        )
+        .replace(
+            "[0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1]",
+            "[0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 3e38, 0, 1]",
+        );
+    assert_ne!(far, JSON);
+    let e = Model::load(far.as_bytes(), &opts(Format::DmfJson, false)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert_eq!(
+        e.detail().message,
+        "vertices[1]: its position or normal in bone 1's bind space is not a finite float \
+         (the position or the bind matrix is too large)"
+    );
+    // A finite bind pose beyond the range every format keeps to (1e9), which DMF's own rules
+    // let through, is refused too, naming the frame and the bone.
+    let beyond = JSON.replace(
+        "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1]",
+        "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 2e9, 0, 1]",
+    );
+    let e = Model::load(beyond.as_bytes(), &opts(Format::DmfJson, false)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    assert_eq!(
+        e.detail().message,
+        "frame 0 (bind) bone 0 (root): its model-space pose (chained through the parents) \
+         holds 2e9, beyond 1e9"
+    );
+}

@@ -254,7 +254,9 @@ fn translation(x: f32, y: f32, z: f32) -> Mat3x4 {
 
 /// load_dpm: a root whose bind pose squeezes x to 5.8e-39 has an inverse of 1.7e38, and the
 /// palette's `pose * inverse bind` overflowed for vertices that agree on one bind point, skinning
-/// moderate numbers to infinity. Such bones are skinned influence by influence now.
+/// moderate numbers to infinity. Such bones were skinned influence by influence; now a bind pose
+/// whose inverse is beyond 1e9 is refused, and one squeezed as far as that allows (2e-9, an
+/// inverse of 5e8) skins to the exact points.
 #[test]
 fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
     let bone = |name: &str, parent: i32| Bone {
@@ -263,7 +265,7 @@ fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
         flags: 0,
     };
     let mut squeeze = Mat3x4::IDENTITY;
-    squeeze.m[0] = 5.785636e-39;
+    squeeze.m[0] = 2e-9;
     let turn = Mat3x4 {
         // 90 degrees about z, then 4 up z.
         m: [0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 4.0],
@@ -302,6 +304,17 @@ fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
         indices: vec![0, 1, 2],
         ..MeshParts::default()
     }];
+    let mut collapsed = parts.clone();
+    let mut poses = collapsed.poses.to_matrices();
+    poses[0].m[0] = 5.785636e-39;
+    collapsed.poses = poses.into();
+    let e = Model::from_parts(collapsed).unwrap_err();
+    assert_eq!(e.code(), ossa::ErrorCode::Limit, "{e}");
+    assert_eq!(
+        e.to_string(),
+        "frame 0 (bind) bone 0 (root): the inverse of its bind pose holds 1.7284185e38, beyond \
+         1e9 (the bone is all but collapsed)"
+    );
     let model = Model::from_parts(parts).unwrap();
     let mut bones = vec![Mat3x4::IDENTITY; 3];
     model

@@ -401,19 +401,26 @@ pub(crate) fn decode_table<E: ByteOrder, T: Word, const W: usize>(
     count: u32,
 ) -> (Vec<[T; W]>, bool) {
     let mut out = Vec::new();
-    let nonfinite = decode_append::<E, T, W>(bytes, count as usize, &mut out);
-    (out, nonfinite)
+    let largest = decode_append::<E, T, W>(bytes, count as usize, &mut out);
+    (out, nonfinite(&largest))
+}
+
+/// Whether some lane's largest magnitude (as [`decode_append`] gives them) is a NaN or an
+/// infinity as a float.
+pub(crate) fn nonfinite(largest: &[u32]) -> bool {
+    largest.iter().any(|&m| m > MAX_FINITE_BITS)
 }
 
 /// Appends to `out` the records of `W` words that `bytes` holds, at most `count` of them, and
-/// tells (as [`decode_few`] does) whether some word is a NaN or an infinity as a float. The
-/// records are written once, into the room reserved for them, rather than over zeros: on a
-/// large table the zeroing pass cost as much as the decoding. `count` is bounded by the file.
+/// gives each word's largest magnitude over the records, as the bits of a float without its
+/// sign (see [`nonfinite`]; the load-time range check starts from them). The records are
+/// written once, into the room reserved for them, rather than over zeros: on a large table the
+/// zeroing pass cost as much as the decoding. `count` is bounded by the file.
 pub(crate) fn decode_append<E: ByteOrder, T: Word, const W: usize>(
     bytes: &[u8],
     count: usize,
     out: &mut Vec<[T; W]>,
-) -> bool {
+) -> [u32; W] {
     with_simd(DecodeAppend {
         src: bytes,
         dst: out,
@@ -430,9 +437,9 @@ struct DecodeAppend<'a, E, T, const W: usize> {
 }
 
 impl<E: ByteOrder, T: Word, const W: usize> Kernel for DecodeAppend<'_, E, T, W> {
-    type Output = bool;
+    type Output = [u32; W];
     #[inline(always)]
-    fn run(self) -> bool {
+    fn run(self) -> [u32; W] {
         let DecodeAppend {
             src, dst, count, ..
         } = self;
@@ -465,7 +472,7 @@ impl<E: ByteOrder, T: Word, const W: usize> Kernel for DecodeAppend<'_, E, T, W>
         // SAFETY: the loop above wrote the first `written` records of the vector's spare
         // capacity, so its first `len` are initialised, and `len` is within its capacity.
         unsafe { dst.set_len(len) };
-        largest.iter().any(|&m| m > MAX_FINITE_BITS)
+        largest
     }
 }
 

@@ -13,9 +13,9 @@ use crate::cursor::{record_at, span, table_bytes, u32_at};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{
     Part, Regions, VertexBlock, Vertices, decode_append, decode_few, guess_blocks, header_start,
-    measure_vertices, name_field, put_f32, put_name, put_u32, put_vertices, put_zeros, read_bone,
-    read_guessing_first, read_sound_vertices, read_texcoords, read_triangles, read_vertices,
-    read_words, records_len, table, vertex_bytes,
+    measure_vertices, name_field, nonfinite, put_f32, put_name, put_u32, put_vertices, put_zeros,
+    read_bone, read_guessing_first, read_sound_vertices, read_texcoords, read_triangles,
+    read_vertices, read_words, records_len, table, vertex_bytes,
 };
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
@@ -245,8 +245,10 @@ fn read_poses(
     frames: &[FrameLayout],
     num_bones: u32,
     ck: &mut Checker,
-) -> Result<Vec<Mat3x4>> {
+) -> Result<(Vec<Mat3x4>, [f32; 12])> {
     let nb = num_bones as usize;
+    // Each element's largest magnitude over every pose, found while decoding.
+    let mut largest = [0u32; 12];
     let frame_bytes = (num_bones as usize).saturating_mul(POSE_SIZE as usize);
     // Each frame's poses lie inside the file, apart from every other structure: the
     // allocation is bounded by the file's size.
@@ -275,9 +277,11 @@ fn read_poses(
             .within(|| Part::Poses(first as u32, last as u32))?;
         let bytes = data.get(start..end).unwrap_or_default();
         let start = poses.len();
-        let nonfinite =
-            decode_append::<Be, f32, 12>(bytes, group.len().saturating_mul(nb), &mut poses);
-        if nonfinite {
+        let most = decode_append::<Be, f32, 12>(bytes, group.len().saturating_mul(nb), &mut poses);
+        for (l, m) in largest.iter_mut().zip(most) {
+            *l = (*l).max(m);
+        }
+        if nonfinite(&most) {
             let decoded = poses.get_mut(start..).unwrap_or_default();
             for (k, (fl, out)) in group.iter().zip(decoded.chunks_mut(nb.max(1))).enumerate() {
                 replace_nonfinite(first.saturating_add(k), fl, out, ck)?;
@@ -285,7 +289,8 @@ fn read_poses(
         }
         first = first.saturating_add(group.len());
     }
-    Ok(poses.into_iter().map(|m| Mat3x4 { m }).collect())
+    let poses = poses.into_iter().map(|m| Mat3x4 { m }).collect();
+    Ok((poses, largest.map(f32::from_bits)))
 }
 
 /// Reports each pose of frame `f` (`out`, decoded from `fl`'s table) that holds a NaN or an
@@ -397,7 +402,7 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
     for (m, l) in layouts.into_iter().enumerate() {
         meshes.push(read_mesh(data, m, l, sound.next(), h.num_bones, ck)?);
     }
-    let poses = read_poses(data, &frame_layouts, h.num_bones, ck)?;
+    let (poses, pose_magnitudes) = read_poses(data, &frame_layouts, h.num_bones, ck)?;
     let frames: Vec<Frame> = frame_layouts.into_iter().map(|f| f.frame).collect();
     let animations = frames
         .iter()
@@ -416,6 +421,7 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
         bones,
         frames,
         poses: poses.into(),
+        pose_magnitudes: Some(pose_magnitudes),
         animations,
         meshes,
         up_axis: 2,

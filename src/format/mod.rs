@@ -414,7 +414,7 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
     }
 }
 
-fn finish(parts: ModelParts, checker: Checker) -> Model {
+fn finish(parts: ModelParts, checker: Checker) -> Result<Model> {
     let mut parts = parts;
     parts.warnings.extend(checker.warnings);
     Model::from_checked_parts(parts)
@@ -438,7 +438,7 @@ fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>
         if let Some(s) = sidecars {
             s.complete_parts(&mut parts, options, &mut allowance)?;
         }
-        let model = finish(parts, checker);
+        let model = finish(parts, checker)?;
         match sidecars {
             Some(s) => s.complete_model(model, options, &mut allowance),
             None => Ok(model),
@@ -502,7 +502,9 @@ pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
         Ok(_) if !problems.is_empty() => None,
         Ok(mut parts) => {
             parts.warnings.extend(warnings.iter().cloned());
-            Some(Model::from_checked_parts(parts))
+            Model::from_checked_parts(parts)
+                .map_err(|e| problems.push(name(e)))
+                .ok()
         }
     };
     problems.sort_by_key(|p| p.offset().unwrap_or(u64::MAX));

@@ -895,6 +895,16 @@ const MAX_PALETTE_INFLUENCES: usize = 16;
 /// pose nearly collapses a bone, while skinning influence by influence stays exact.
 const MAX_BIND_CONDITION: f32 = 1e4;
 
+/// Largest magnitude of an inverse bind element, an influence weight, and a palette point's
+/// position or normal for the palette to use them. A palette vertex is
+/// `(sum f (root pose inverse)) point`, four factors where skinning influence by influence
+/// multiplies three: with roots and poses within `MAX_MAGNITUDE` (1e9, their product 3e18),
+/// these keep it below 3 x 16 x 16 x 9e24 x 1e6, about 7e33, far from `f32::MAX`. Real files
+/// stay far inside them; a vertex outside is skinned influence by influence.
+const MAX_PALETTE_INVERSE: f32 = 1e6;
+const MAX_PALETTE_WEIGHT: f32 = 16.0;
+const MAX_PALETTE_POINT: f32 = 1e6;
+
 /// Whether each bone's inverse bind matrix undoes its bind matrix to within rounding, and is
 /// well conditioned, so that a point checked in the bind pose is where `pose * inverse bind`
 /// takes it.
@@ -910,6 +920,9 @@ fn invertible(bind: &[Mat3x4], inverse_bind: &[Mat3x4]) -> Vec<bool> {
             let condition = largest_3x3(b) * largest_3x3(i);
             // NaN (an inverse that overflowed) fails this too.
             if !condition.is_finite() || condition > MAX_BIND_CONDITION {
+                return false;
+            }
+            if !i.m.iter().all(|x| x.abs() <= MAX_PALETTE_INVERSE) {
                 return false;
             }
             let p = b.mul(i);
@@ -1172,7 +1185,8 @@ impl Several<'_> {
                 .invertible
                 .get(i.bone as usize)
                 .copied()
-                .unwrap_or(false);
+                .unwrap_or(false)
+                && i.weight.abs() <= MAX_PALETTE_WEIGHT;
             *wr = place(columns, i);
             pn = pn.add(*wr);
             scale = scale.add(P::influence(i).abs());
@@ -1196,6 +1210,12 @@ impl Several<'_> {
         let (v, nb) = vn.halves();
         let [x, y, z, _] = v.get();
         let [a, b, c, _] = nb.get();
+        if ![x, y, z, a, b, c]
+            .iter()
+            .all(|q| q.abs() <= MAX_PALETTE_POINT)
+        {
+            return (p, None);
+        }
         let point = Influence {
             origin: [x, y, z],
             weight: 1.0,

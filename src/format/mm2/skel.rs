@@ -22,7 +22,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::format::text::{Lines, float, show};
 use crate::format::{Budget, Checker, Format};
-use crate::math::Mat3x4;
+use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{Bone, Frame, Model, ModelParts, Name};
 
 /// Rough heap bytes per bone while reading and in the model, for the caller's memory limit.
@@ -259,6 +259,31 @@ pub(crate) fn read_skel(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             amount(count, "bone repeats", "bones repeat")
         )
     })?;
+
+    // Every model refuses poses beyond MAX_MAGNITUDE when chained; here with the offset's line.
+    let mut chained: Vec<[f64; 3]> = Vec::with_capacity(bones.len());
+    for (i, b) in bones.iter().enumerate() {
+        let parent = usize::try_from(b.parent)
+            .ok()
+            .and_then(|p| chained.get(p).copied())
+            .unwrap_or_default();
+        let (offset, line) = b.offset.unwrap_or(([0.0; 3], b.line));
+        let mut at = [0.0f64; 3];
+        for ((a, p), o) in at.iter_mut().zip(parent).zip(offset) {
+            *a = p + f64::from(o);
+        }
+        if let Some(&v) = at.iter().find(|&&v| !in_range(v)) {
+            return Err(Error::limit(format!(
+                "frame 0 ({REST}) bone {i} ({}): its model-space pose (chained through the \
+                 parents) holds {:e}, beyond {MAX_MAGNITUDE:e}",
+                Name::new(b.name),
+                v as f32
+            ))
+            .on_line(line));
+        }
+        chained.push(at);
+    }
+    drop(chained);
 
     let mut parts = ModelParts::new(Format::Mm2Skel);
     parts.poses = bones

@@ -48,6 +48,7 @@ use super::{Tally, Tokens, checked_name, finite_numbers, found, whole_number};
 use crate::error::{Error, Result};
 use crate::format::text::{self, Lines, int, ints, show};
 use crate::format::{Budget, Checker};
+use crate::math::{MAX_MAGNITUDE, in_range};
 use crate::model::ModelParts;
 
 /// The text versions; 2.xx files are binary.
@@ -215,8 +216,14 @@ fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<Raw<'a>> {
         let rest = words.rest();
         let at = |e: Error| e.on_line(n);
         match key {
-            b"v" => push_record(&mut raw.positions, "v", "x y z", rest, n, &mut budget, ck)?,
-            b"n" => push_record(&mut raw.normals, "n", "x y z", rest, n, &mut budget, ck)?,
+            b"v" => {
+                push_record(&mut raw.positions, "v", "x y z", rest, n, &mut budget, ck)?;
+                last_in_range(&raw.positions, "v", n)?;
+            }
+            b"n" => {
+                push_record(&mut raw.normals, "n", "x y z", rest, n, &mut budget, ck)?;
+                last_in_range(&raw.normals, "n", n)?;
+            }
             b"t1" => push_record(&mut raw.tex1, "t1", "s t", rest, n, &mut budget, ck)?,
             b"c" => push_record(&mut raw.colors, "c", RGBA, rest, n, &mut budget, ck)?,
             b"t2" => count_record::<2>(&mut raw.tex2, "t2", "s t", rest, n, ck)?,
@@ -309,6 +316,22 @@ fn push_record<const N: usize>(
     let v = finite_numbers::<N>(rest, n, what, layout, ck)?;
     budget.add(ck, 1, COST_VECTOR).map_err(|e| e.on_line(n))?;
     list.push(v);
+    Ok(())
+}
+
+/// Every model refuses influences beyond MAX_MAGNITUDE; a position or normal becomes one, so
+/// it is refused here, on its line.
+fn last_in_range(list: &[[f32; 3]], key: &str, n: u32) -> Result<()> {
+    let Some((last, _)) = list.split_last() else {
+        return Ok(());
+    };
+    if let Some(&v) = last.iter().find(|&&v| !in_range(v.into())) {
+        return Err(Error::limit(format!(
+            "`{key}` record {} holds {v:e}, beyond {MAX_MAGNITUDE:e}",
+            list.len().saturating_sub(1)
+        ))
+        .on_line(n));
+    }
     Ok(())
 }
 
