@@ -4,18 +4,17 @@
 #![cfg(unix)]
 
 // Only its hand-written doll is used here.
+mod memory_fs;
+use memory_fs::MemoryFs;
 #[allow(unused_imports)]
 mod mm2_fixtures;
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use mm2_fixtures::{doll_mod, doll_skel};
-use ossa::io::{FileData, FileSystem};
 use ossa::synth::TubeRig;
-use ossa::{Error, ErrorCode, Format, LoadOptions, Model, cfp, dpm};
+use ossa::{ErrorCode, Format, LoadOptions, Model, cfp, dpm};
 
 /// A line no model file holds: found in a message, it came from the file outside.
 const SECRET: &str = "root:x:0:0:ossa-outside-secret:/root:/bin/sh";
@@ -368,27 +367,10 @@ fn link_loops_and_special_files_fail_without_hanging() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A filesystem in memory that records every path it is asked for.
-#[derive(Default)]
-struct Recording {
-    files: HashMap<String, Vec<u8>>,
-    asked: RefCell<Vec<String>>,
-}
-
-impl FileSystem for Recording {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        self.asked.borrow_mut().push(path.to_owned());
-        match self.files.get(path) {
-            Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(Error::not_found(format!("{path}: not in the pak"))),
-        }
-    }
-}
-
 #[test]
 fn names_outside_never_reach_the_callers_filesystem() {
     let dpm = tube_dpm();
-    let mut fs = Recording::default();
+    let mut fs = MemoryFs::default();
     fs.files.insert("models/tube.dpm".into(), dpm.clone());
     fs.files.insert("nod.cmx".into(), SKILL.into());
     let through = LoadOptions {

@@ -6,10 +6,9 @@
 //! checked at rest and posed against positions worked out here, the colour bytes each corner
 //! names, round trips, every error class with its line, and the sidecar rule.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+mod memory_fs;
+use memory_fs::MemoryFs;
 
-use ossa::io::{FileData, FileSystem};
 use ossa::{
     Bone, BoneSlots, Error, ErrorCode, Format, Frame, FrameBlend, Influence, LoadOptions, Mat3x4,
     MeshParts, Model, ModelParts, Strided, mm2,
@@ -1470,29 +1469,12 @@ fn numbers_six_decimals_cannot_hold_are_written_exactly() {
 // The skeleton beside the mesh
 // ---------------------------------------------------------------------------------------------
 
-/// Files in memory, recording what was asked for.
-#[derive(Default)]
-struct MemFs {
-    files: HashMap<String, Vec<u8>>,
-    asked: RefCell<Vec<String>>,
-}
-
-impl FileSystem for MemFs {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        self.asked.borrow_mut().push(path.to_owned());
-        match self.files.get(path) {
-            Some(d) => Ok(Box::new(d.as_slice())),
-            None => Err(Error::not_found(format!("{path}: no such file"))),
-        }
-    }
-}
-
 #[test]
 fn a_mod_finds_the_skel_of_its_name_beside_it() {
-    let mut fs = MemFs::default();
+    let mut fs = MemoryFs::default();
     fs.files
         .insert("anim/pedmodel_doll.skel".into(), doll_skel().into_bytes());
-    let loaded = |fs: &MemFs, name: &str| {
+    let loaded = |fs: &MemoryFs, name: &str| {
         let options = LoadOptions {
             name: Some(name.into()),
             io: Some(fs),
@@ -1558,7 +1540,7 @@ fn a_mod_finds_the_skel_of_its_name_beside_it() {
 
 #[test]
 fn a_skel_over_the_memory_limit_fails_the_load_unread() {
-    let mut fs = MemFs::default();
+    let mut fs = MemoryFs::default();
     let mut big = doll_skel().into_bytes();
     big.resize(2 << 20, b'\n');
     fs.files.insert("anim/pedmodel_doll.skel".into(), big);

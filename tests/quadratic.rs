@@ -9,16 +9,15 @@
 //! below what the quadratic path took in a release build. The values the path gives are
 //! checked too, and the lookups' rules on small files (which match wins, case, messages).
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+mod memory_fs;
+use memory_fs::MemoryFs;
 use std::time::{Duration, Instant};
 
 use ossa::format::cfp;
 use ossa::format::cmx;
-use ossa::io::{FileData, FileSystem};
 use ossa::{
-    Animation, Bone, Error, ErrorCode, Format, Frame, FrameBlend, Influence, KEY_POSITION,
-    KeyedAnimation, Keyframe, LoadOptions, Mat3x4, MeshParts, Model, ModelParts, Strided, validate,
+    Animation, Bone, ErrorCode, Format, Frame, FrameBlend, Influence, KEY_POSITION, KeyedAnimation,
+    Keyframe, LoadOptions, Mat3x4, MeshParts, Model, ModelParts, Strided, validate,
 };
 
 /// The most bones a Sims skeleton holds here: the largest a u16 bone index (SKN bindings, the
@@ -95,7 +94,7 @@ fn chain() -> Model {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Finding 2: Sims skeletons
+// Sims skeletons: duplicate names and parents
 // ---------------------------------------------------------------------------------------------
 
 fn check_chain(model: &Model, what: &str) {
@@ -283,7 +282,7 @@ fn the_writer_checks_links_as_the_reader_finds_them() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Finding 3: binding by name
+// Binding by name
 // ---------------------------------------------------------------------------------------------
 
 /// Mesh bone `i`'s name: a skeleton bone's, in lower case past the skeleton's count.
@@ -377,24 +376,8 @@ fn binding_by_name_takes_the_first_bone_equal_but_for_case() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Finding 3: skills
+// Skills naming bones the skeleton lacks
 // ---------------------------------------------------------------------------------------------
-
-#[derive(Default)]
-struct MemoryFs {
-    files: HashMap<String, Vec<u8>>,
-    asked: RefCell<Vec<String>>,
-}
-
-impl FileSystem for MemoryFs {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        self.asked.borrow_mut().push(path.to_owned());
-        match self.files.get(path) {
-            Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(Error::not_found(format!("{path}: not in the pak"))),
-        }
-    }
-}
 
 /// A skill file: one skill `walk` whose motions name `bones` in order, each with two frames of
 /// translations (values 0 and 1 of its CFP `xskill-walk`).

@@ -5,15 +5,16 @@
 
 #[allow(dead_code)]
 mod counting_alloc;
+mod memory_fs;
+use memory_fs::MemoryFs;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use counting_alloc::peak_of;
-use ossa::io::{FileData, FileSystem};
+use ossa::io::FileSystem;
 use ossa::synth::TubeRig;
-use ossa::{Error, ErrorCode, LoadOptions, Model, dpm};
+use ossa::{ErrorCode, LoadOptions, Model, dpm};
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
@@ -23,18 +24,6 @@ const LIMIT: u64 = 1 << 20;
 /// A load that fails on a file it must not read takes far less than this; reading and parsing
 /// 100 MB of scenes took 13 s.
 const HANG: Duration = Duration::from_secs(5);
-
-/// Files served from memory without a copy.
-struct MemoryFs(HashMap<String, Vec<u8>>);
-
-impl FileSystem for MemoryFs {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        match self.0.get(path) {
-            Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(Error::not_found(format!("{path}: not in memory"))),
-        }
-    }
-}
 
 fn tube_dpm() -> Vec<u8> {
     let rig = TubeRig {
@@ -50,10 +39,10 @@ fn scene_bomb() -> Vec<u8> {
 }
 
 fn dpm_with(framegroups: Vec<u8>) -> MemoryFs {
-    MemoryFs(HashMap::from([
+    MemoryFs::from_files([
         ("m/tube.dpm".to_owned(), tube_dpm()),
         ("m/tube.dpm.framegroups".to_owned(), framegroups),
-    ]))
+    ])
 }
 
 fn limited(io: Option<&dyn FileSystem>, strict: bool) -> LoadOptions<'_> {
@@ -219,7 +208,7 @@ fn skm_pair(skp_size: usize) -> MemoryFs {
     let model = TubeRig::default().build().unwrap();
     let mut skp = ossa::skm::write_skp(&model).unwrap();
     skp.resize(skp_size.max(skp.len()), 0);
-    MemoryFs(HashMap::from([
+    MemoryFs::from_files([
         (
             "m/tris.skm".to_owned(),
             ossa::skm::write_skm(&model).unwrap(),
@@ -230,7 +219,7 @@ fn skm_pair(skp_size: usize) -> MemoryFs {
             ossa::skm::write_skm(&model).unwrap(),
         ),
         ("m/big.cfg".to_owned(), b"//".repeat(1 << 20)),
-    ]))
+    ])
 }
 
 #[test]

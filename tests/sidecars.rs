@@ -1,13 +1,14 @@
 //! Sidecar files: found beside the model on the OS filesystem (and nowhere outside the allowed
 //! directory), or served by the caller's own filesystem.
 
+mod memory_fs;
+use memory_fs::MemoryFs;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ossa::io::{FileData, FileSystem};
 use ossa::synth::TubeRig;
-use ossa::{Error, ErrorCode, LoadOptions, Model, dpm};
+use ossa::{ErrorCode, LoadOptions, Model, dpm};
 
 /// A fresh directory under the system's temporary one.
 fn scratch(name: &str) -> PathBuf {
@@ -239,22 +240,6 @@ fn the_corpus_models_play_their_framegroups() {
             // The first scene after the file's opening block comment.
             assert_eq!(listed[0], (1, 42, 30.0, false));
             assert_eq!(listed.len(), 24, "{listed:?}");
-        }
-    }
-}
-
-/// Files served from memory, counting what is asked for.
-struct MemoryFs {
-    files: HashMap<String, Vec<u8>>,
-    asked: RefCell<Vec<String>>,
-}
-
-impl FileSystem for MemoryFs {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        self.asked.borrow_mut().push(path.to_owned());
-        match self.files.get(path) {
-            Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(Error::not_found(format!("{path}: not in the pak"))),
         }
     }
 }

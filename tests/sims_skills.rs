@@ -6,50 +6,21 @@
 //! The corpus tests serve the corpus under the game's own names (`characters/adult-idle1.cmx`,
 //! `characters/xskill-A2O-idle1.cfp`) and skip when it is absent; the hand-made tests need none.
 
+mod memory_fs;
+use memory_fs::MemoryFs;
 mod corpus;
 
 use corpus::corpus_subdir;
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ossa::format::cfp;
 use ossa::format::cmx;
-use ossa::io::{FileData, FileSystem};
-use ossa::{Error, ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 
 // ---------------------------------------------------------------------------------------------
 // A filesystem in memory
 // ---------------------------------------------------------------------------------------------
-
-#[derive(Default)]
-struct MemoryFs {
-    files: HashMap<String, Vec<u8>>,
-    asked: RefCell<Vec<String>>,
-}
-
-impl MemoryFs {
-    fn add(&mut self, path: &str, bytes: impl Into<Vec<u8>>) {
-        self.files.insert(path.to_owned(), bytes.into());
-    }
-    fn asked(&self) -> Vec<String> {
-        self.asked.borrow().clone()
-    }
-    fn forget(&self) {
-        self.asked.borrow_mut().clear();
-    }
-}
-
-impl FileSystem for MemoryFs {
-    fn read(&self, path: &str) -> ossa::Result<FileData<'_>> {
-        self.asked.borrow_mut().push(path.to_owned());
-        match self.files.get(path) {
-            Some(bytes) => Ok(Box::new(bytes.as_slice())),
-            None => Err(Error::not_found(format!("{path}: not in the pak"))),
-        }
-    }
-}
 
 fn through(fs: &MemoryFs) -> LoadOptions<'_> {
     LoadOptions {
