@@ -72,6 +72,8 @@ fn acmr(meshes: &[MeshParts]) -> f32 {
 /// costs at most `CACHE * SCAN` scores whatever a vertex's valence (a fan's hub, or one
 /// triangle repeated, would otherwise make every step scan all of its triangles). Real meshes'
 /// vertices have far fewer triangles than that, and are ordered exactly as by a full scan.
+///
+/// Returns the triangles' numbers in their new order.
 fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     const CACHE: usize = 32;
     const DECAY: f32 = 1.5;
@@ -83,7 +85,7 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     let triangles = indices.len() / 3;
     // Corners are numbered in u32 links; a mesh past that (16 GiB of indices) keeps its order.
     if indices.len() >= NONE as usize {
-        return indices.to_vec();
+        return (0..triangles as u32).collect();
     }
     let mut remaining = vec![0u32; vertex_count];
     for &i in indices {
@@ -134,7 +136,7 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
             .map(|&i| vs[i as usize])
             .sum()
     };
-    let mut out = Vec::with_capacity(indices.len());
+    let mut out = Vec::with_capacity(triangles);
     let mut cache: Vec<u32> = Vec::with_capacity(CACHE + 3);
     let mut next_unadded = 0;
     for _ in 0..triangles {
@@ -165,7 +167,7 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
         };
         added[t] = true;
         let tri = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
-        out.extend_from_slice(&tri);
+        out.push(t as u32);
         for c in 3 * t..3 * t + 3 {
             let v = indices[c] as usize;
             remaining[v] -= 1;
@@ -265,34 +267,27 @@ impl Model {
         for mesh in &mut parts.meshes {
             let vc = mesh.influence_start.len().saturating_sub(1);
             if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
-                let ordered = forsyth_order(&mesh.indices, vc);
-                let before: Vec<[u32; 3]> = mesh
-                    .indices
-                    .chunks_exact(3)
-                    .map(|t| [t[0], t[1], t[2]])
+                let order = forsyth_order(&mesh.indices, vc);
+                let ordered: Vec<u32> = order
+                    .iter()
+                    .flat_map(|&t| {
+                        let t = t as usize;
+                        [
+                            mesh.indices[3 * t],
+                            mesh.indices[3 * t + 1],
+                            mesh.indices[3 * t + 2],
+                        ]
+                    })
                     .collect();
                 report.triangles_moved += ordered
                     .chunks_exact(3)
-                    .zip(&before)
-                    .filter(|(a, b)| a != &b.as_slice())
+                    .zip(mesh.indices.chunks_exact(3))
+                    .filter(|(a, b)| a != b)
                     .count() as u32;
                 mesh.indices = ordered;
+                // Group ids follow their triangles.
                 if let Some(g) = &mut mesh.group_ids {
-                    // Group ids follow their triangles.
-                    let mut by_triangle = std::collections::HashMap::new();
-                    for (t, id) in before.iter().zip(g.iter()) {
-                        by_triangle.entry(*t).or_insert_with(Vec::new).push(*id);
-                    }
-                    *g = mesh
-                        .indices
-                        .chunks_exact(3)
-                        .map(|t| {
-                            by_triangle
-                                .get_mut(&[t[0], t[1], t[2]])
-                                .and_then(Vec::pop)
-                                .unwrap_or(0)
-                        })
-                        .collect();
+                    *g = order.iter().map(|&t| g[t as usize]).collect();
                 }
             }
             if flags & OPTIMIZE_VERTEX_ORDER != 0 {
