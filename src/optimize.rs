@@ -5,7 +5,8 @@
 use crate::error::Result;
 use crate::model::{BONE_ATTACHMENT, Influence, MeshParts, Model, ModelParts};
 
-/// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones.
+/// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones (a
+/// model whose vertices use no bone at all, a skeleton alone, keeps every bone).
 pub const OPTIMIZE_UNUSED_BONES: u32 = 1;
 /// Order each mesh's triangles for a post-transform vertex cache (Forsyth's algorithm).
 pub const OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
@@ -261,7 +262,10 @@ impl Model {
             acmr_before: acmr(&parts.meshes),
             ..OptimizeReport::default()
         };
-        if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() {
+        // Without an influence (a skeleton alone, or meshes without vertices) nothing tells
+        // used bones from unused ones: they all stay, as the frames need bones to pose.
+        let influenced = parts.meshes.iter().any(|m| !m.influences.is_empty());
+        if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() && influenced {
             drop_unused_bones(&mut parts);
         }
         for mesh in &mut parts.meshes {

@@ -325,3 +325,23 @@ fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
         }
     }
 }
+
+/// optimize_save, input `07` then an MM2 skeleton of one bone, `NumBones 1\r\nbone bone0 {\r\n
+///    offset 0.000000 0.000000 0.000000\r\n}\r\n`: optimising a skeleton without meshes with
+/// every flag removed its one bone, as no vertex used it, leaving a frame of no bones (which
+/// poses nothing and breaks the model's rule that frames and bones go together). A model whose
+/// vertices use no bone keeps them all now.
+#[test]
+fn optimising_a_skeleton_without_meshes_keeps_its_bones() {
+    let text = b"NumBones 1\r\nbone bone0 {\r\n   offset 0.000000 0.000000 0.000000\r\n}\r\n";
+    let model = Model::load(text, &LoadOptions::default()).unwrap();
+    assert_eq!(model.format(), Format::Mm2Skel);
+    assert_eq!((model.bones().len(), model.frames().len()), (1, 1));
+    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL).unwrap();
+    assert_eq!((report.bones_before, report.bones_after), (1, 1));
+    assert_eq!(optimized.bones(), model.bones());
+    assert_eq!(optimized.frames().len(), 1);
+    let saved = optimized.save(Format::Mm2Skel).unwrap();
+    let again = Model::load(&saved, &LoadOptions::default()).unwrap();
+    assert_eq!(again.bones()[0].name.to_string(), "bone0");
+}
