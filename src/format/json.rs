@@ -157,7 +157,7 @@ struct Parser<'a, 'c, 'h> {
     line: u32,
     ck: &'c mut Checker,
     on_unknown: &'c mut OnUnknown<'h>,
-    /// Where the parse is, for `on_unknown`; at most [`MAX_DEPTH`] steps.
+    /// Where the parse is, for `on_unknown`: a key or an index, or both, a level.
     path: Vec<Step<'a>>,
     /// The items and members of the lists being read, end to end; a list closed moves its own
     /// to a list of its exact size.
@@ -387,9 +387,10 @@ impl<'a> Parser<'a, '_, '_> {
 
     /// Tells `on_unknown` of the member `key`, whose key starts at `pos` on `line`.
     fn unknown(&mut self, key: &'a str, line: u32, pos: u64) -> Result<()> {
-        let mut path = self.path.clone();
-        path.push(Step::Key(key));
-        (self.on_unknown)(self.ck, &path, line, pos)
+        self.path.push(Step::Key(key));
+        let told = (self.on_unknown)(self.ck, &self.path, line, pos);
+        self.path.pop();
+        told
     }
 
     /// A string at the opening quote, and its text as the file spells it (escapes and all).
