@@ -345,3 +345,34 @@ fn optimising_a_skeleton_without_meshes_keeps_its_bones() {
     let again = Model::load(&saved, &LoadOptions::default()).unwrap();
     assert_eq!(again.bones()[0].name.to_string(), "bone0");
 }
+
+/// optimize_save, input `01` then a DPM of one bone whose frame 0 is a matrix of rank 2 (found as
+/// a mutation of a tube's DPM): saved as DMF it wrote the bone's matrix as its bind matrix, and
+/// the DMF reader refused what the writer wrote, since it weights vertices against that
+/// matrix's inverse. The writer refuses such a model now, as a DMF cannot hold it.
+#[test]
+fn a_model_weighted_to_a_singular_bind_matrix_is_not_saved_as_dmf() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    let mut poses: Vec<Mat3x4> = parts.poses.range(0, parts.poses.len()).unwrap().to_vec();
+    // The bone flattened along y in every frame.
+    for pose in &mut poses {
+        pose.m[1] = 0.0;
+        pose.m[5] = 0.0;
+        pose.m[9] = 0.0;
+    }
+    parts.poses = poses.into();
+    let model = Model::from_parts(parts).unwrap();
+    assert_eq!(model.bones().len(), 1);
+    for format in [Format::Dmf, Format::DmfJson] {
+        let e = model.save(format).unwrap_err();
+        assert_eq!(e.code(), ossa::ErrorCode::Unsupported, "{e}");
+        assert_eq!(
+            e.to_string(),
+            "mesh 0 vertex 0: bone 0's bind matrix cannot be inverted, and a DMF vertex is weighted against its inverse"
+        );
+    }
+}
