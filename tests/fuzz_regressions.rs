@@ -376,3 +376,42 @@ fn a_model_weighted_to_a_singular_bind_matrix_is_not_saved_as_dmf() {
         );
     }
 }
+
+/// optimize_save, input `07` then a DPM of one bone whose frame 0 mixes scales from 1e-45 to
+/// 7e28 (a mutation of a tube's DPM): saved as DMF, the reader took the first vertex through
+/// the inverse of that bind matrix past a float and refused the file the writer wrote. The
+/// writer refuses such a model now.
+#[test]
+fn a_model_whose_bind_space_overflows_is_not_saved_as_dmf() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    let pose = Mat3x4 {
+        m: [
+            1.4428048e-37,
+            1.7640646e28,
+            0.0,
+            0.0,
+            0.0,
+            1e-45,
+            1029394560.0,
+            7.3780077e28,
+            1.5166204e-19,
+            1.10418165e21,
+            1.9179814e-19,
+            5.198348e22,
+        ],
+    };
+    parts.poses = vec![pose; parts.poses.len()].into();
+    let model = Model::from_parts(parts).unwrap();
+    for format in [Format::Dmf, Format::DmfJson] {
+        let e = model.save(format).unwrap_err();
+        assert_eq!(e.code(), ossa::ErrorCode::Unsupported, "{e}");
+        assert_eq!(
+            e.to_string(),
+            "mesh 0 vertex 0: its position or normal in bone 0's bind space is past a float, which a DMF reader cannot weigh"
+        );
+    }
+}

@@ -207,8 +207,9 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
     }
     let (bones, map) = bone_map(model)?;
     // The reader weights a vertex against the inverse of each bone's bind matrix, the product
-    // of the matrices written: a bone whose product cannot be inverted can carry no weight.
-    let invertible: Vec<bool> = {
+    // of the matrices written: a bone whose product cannot be inverted can carry no weight, and
+    // a vertex that the inverse takes past a float cannot be written.
+    let inverse: Vec<Option<Mat3x4>> = {
         let written: Vec<Bone> = bones
             .iter()
             .map(|b| Bone {
@@ -223,7 +224,7 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
             .collect();
         let mut bind = vec![Mat3x4::IDENTITY; bones.len()];
         concat_into(&written, &local, None, &mut bind);
-        bind.iter().map(|m| m.inverse().is_some()).collect()
+        bind.iter().map(Mat3x4::inverse).collect()
     };
     let textures = model
         .textures()
@@ -289,14 +290,24 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
                 } else {
                     let pos = positions.get(v).copied().unwrap_or_default();
                     let (skin_index, skin_weight) = skin(mesh, v, m, &map)?;
+                    let normal = normals.get(v).copied().unwrap_or_default();
                     for (&b, &w) in skin_index.iter().zip(&skin_weight) {
-                        let singular = usize::try_from(b)
-                            .ok()
-                            .and_then(|b| invertible.get(b))
-                            .is_some_and(|ok| !ok);
-                        if w != 0.0 && singular {
+                        let Ok(b) = usize::try_from(b) else {
+                            continue;
+                        };
+                        if w == 0.0 {
+                            continue;
+                        }
+                        let Some(space) = inverse.get(b).copied().flatten() else {
                             return Err(Error::unsupported(format!(
                                 "mesh {m} vertex {v}: bone {b}'s bind matrix cannot be inverted, and a DMF vertex is weighted against its inverse"
+                            )));
+                        };
+                        let o = space.transform_point(pos);
+                        let d = space.transform_vector(normal);
+                        if !o.iter().chain(&d).all(|x| (x * w).is_finite()) {
+                            return Err(Error::unsupported(format!(
+                                "mesh {m} vertex {v}: its position or normal in bone {b}'s bind space is past a float, which a DMF reader cannot weigh"
                             )));
                         }
                     }
