@@ -415,3 +415,31 @@ fn a_model_whose_bind_space_overflows_is_not_saved_as_dmf() {
         );
     }
 }
+
+/// optimize_save, input `04` then a binary DMF whose vertex 11 lies at y = 1.15e36 (a mutation
+/// of a tube's DMF): saved as DPM, the header's radius was computed in f32, whose squares
+/// overflow, and written as infinity, which the DPM reader refuses. The radius is computed in
+/// f64 now, and one past a float is refused as a limit.
+#[test]
+fn a_dpm_radius_is_computed_without_overflow() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    parts.meshes[0].influences[0].origin[1] = 1.1511452e36;
+    let model = Model::from_parts(parts.clone()).unwrap();
+    let saved = ossa::dpm::write(&model).unwrap();
+    let again = Model::load(&saved, &LoadOptions::default()).unwrap();
+    let radius = again.declared_extent().unwrap().radius;
+    assert!((radius / 1.1511452e36 - 1.0).abs() < 1e-6, "{radius}");
+    // At 3e38 on two axes the radius is past a float.
+    parts.meshes[0].influences[0].origin = [3e38, 3e38, 0.0];
+    let model = Model::from_parts(parts).unwrap();
+    let e = ossa::dpm::write(&model).unwrap_err();
+    assert_eq!(e.code(), ossa::ErrorCode::Limit, "{e}");
+    assert!(
+        e.to_string().ends_with(", whose radius is past a float"),
+        "{e}"
+    );
+}
