@@ -133,5 +133,16 @@ fn main() -> std::io::Result<()> {
     write_all(dir, "skills", &skills)?;
 
     write_all(dir, "load_file", &load_file_seeds())?;
+
+    // Every sample after a byte of optimisation flags: all of them, and each alone.
+    let mut optimize_save = Vec::new();
+    for (name, bytes) in named(&all) {
+        for flags in [7u8, 1, 2, 4] {
+            let mut input = vec![flags];
+            input.extend_from_slice(&bytes);
+            optimize_save.push((format!("{flags}-{name}"), input));
+        }
+    }
+    write_all(dir, "optimize_save", &optimize_save)?;
     Ok(())
 }

@@ -5,7 +5,8 @@
 use crate::error::Result;
 use crate::model::{BONE_ATTACHMENT, Influence, MeshParts, Model, ModelParts};
 
-/// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones.
+/// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones (a
+/// model whose vertices use no bone at all, a skeleton alone, keeps every bone).
 pub const OPTIMIZE_UNUSED_BONES: u32 = 1;
 /// Order each mesh's triangles for a post-transform vertex cache (Forsyth's algorithm).
 pub const OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
@@ -16,6 +17,10 @@ pub const OPTIMIZE_ALL: u32 =
 
 /// The FIFO cache size the reported miss ratios are measured with.
 pub const CACHE_SIZE: usize = 16;
+
+/// Most live triangles of one cached vertex the triangle order scores per step (see
+/// `forsyth_order`).
+const SCAN: usize = 32;
 
 /// What an optimisation changed.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -63,49 +68,67 @@ fn acmr(meshes: &[MeshParts]) -> f32 {
 
 /// Forsyth's linear-speed vertex cache optimisation: repeatedly emit the best-scoring triangle,
 /// scores favouring vertices recently used and vertices with few triangles left.
+///
+/// Each step looks at no more than [`SCAN`] live triangles of each cached vertex, so a step
+/// costs at most `CACHE * SCAN` scores whatever a vertex's valence (a fan's hub, or one
+/// triangle repeated, would otherwise make every step scan all of its triangles). Real meshes'
+/// vertices have far fewer triangles than that, and are ordered exactly as by a full scan.
+///
+/// Returns the triangles' numbers in their new order.
 fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     const CACHE: usize = 32;
     const DECAY: f32 = 1.5;
     const LAST_TRIANGLE: f32 = 0.75;
     const VALENCE_SCALE: f32 = 2.0;
     const VALENCE_POWER: f32 = -0.5;
+    const NONE: u32 = u32::MAX;
 
     let triangles = indices.len() / 3;
+    // Corners are numbered in u32 links; a mesh past that (16 GiB of indices) keeps its order.
+    if indices.len() >= NONE as usize {
+        return (0..triangles as u32).collect();
+    }
     let mut remaining = vec![0u32; vertex_count];
     for &i in indices {
-        if let Some(r) = remaining.get_mut(i as usize) {
-            *r += 1;
-        }
+        remaining[i as usize] += 1;
     }
-    // Triangles of each vertex, in one flat list.
-    let mut start = vec![0usize; vertex_count + 1];
-    for v in 0..vertex_count {
-        start[v + 1] = start[v] + remaining[v] as usize;
-    }
-    let mut fill = start.clone();
-    let mut by_vertex = vec![0u32; indices.len()];
-    for (t, tri) in indices.chunks_exact(3).enumerate() {
-        for &i in tri {
-            by_vertex[fill[i as usize]] = t as u32;
-            fill[i as usize] += 1;
+    // The live corners of each vertex, a doubly linked list in triangle order: emitting a
+    // triangle unlinks its corners at once, and a scan walks live triangles only.
+    let mut head = vec![NONE; vertex_count];
+    let mut next = vec![NONE; indices.len()];
+    let mut prev = vec![NONE; indices.len()];
+    for c in (0..indices.len()).rev() {
+        let v = indices[c] as usize;
+        next[c] = head[v];
+        if head[v] != NONE {
+            prev[head[v] as usize] = c as u32;
         }
+        head[v] = c as u32;
     }
-    let mut cache_pos: Vec<i32> = vec![-1; vertex_count];
-    let score_of = |pos: i32, left: u32| -> f32 {
-        if left == 0 {
-            return -1.0;
-        }
-        let cache = if pos < 0 {
-            0.0
-        } else if pos < 3 {
+    // Both halves of a vertex's score, computed once for every cache position and for the
+    // common counts of triangles left.
+    let cache_score: [f32; CACHE] = std::array::from_fn(|pos| {
+        if pos < 3 {
             LAST_TRIANGLE
         } else {
             (1.0 - (pos - 3) as f32 / (CACHE - 3) as f32).powf(DECAY)
-        };
-        cache + VALENCE_SCALE * (left as f32).powf(VALENCE_POWER)
+        }
+    });
+    let valence = |left: u32| VALENCE_SCALE * (left as f32).powf(VALENCE_POWER);
+    let valence_score: [f32; 64] = std::array::from_fn(|left| valence(left as u32));
+    let score_of = |pos: Option<usize>, left: u32| -> f32 {
+        if left == 0 {
+            return -1.0;
+        }
+        let cache = pos.map_or(0.0, |p| cache_score[p]);
+        cache
+            + valence_score
+                .get(left as usize)
+                .copied()
+                .unwrap_or_else(|| valence(left))
     };
     let mut vertex_score: Vec<f32> = (0..vertex_count)
-        .map(|v| score_of(-1, remaining[v]))
+        .map(|v| score_of(None, remaining[v]))
         .collect();
     let mut added = vec![false; triangles];
     let triangle_score = |t: usize, vs: &[f32]| -> f32 {
@@ -114,21 +137,24 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
             .map(|&i| vs[i as usize])
             .sum()
     };
-    let mut out = Vec::with_capacity(indices.len());
+    let mut out = Vec::with_capacity(triangles);
     let mut cache: Vec<u32> = Vec::with_capacity(CACHE + 3);
     let mut next_unadded = 0;
     for _ in 0..triangles {
         // The best triangle touching the cache; else the first not yet emitted.
         let mut best: Option<(usize, f32)> = None;
         for &v in &cache {
-            for &t in &by_vertex[start[v as usize]..start[v as usize + 1]] {
-                let t = t as usize;
-                if !added[t] {
-                    let s = triangle_score(t, &vertex_score);
-                    if best.is_none_or(|(_, b)| s > b) {
-                        best = Some((t, s));
-                    }
+            let mut c = head[v as usize];
+            for _ in 0..SCAN {
+                if c == NONE {
+                    break;
                 }
+                let t = c as usize / 3;
+                let s = triangle_score(t, &vertex_score);
+                if best.is_none_or(|(_, b)| s > b) {
+                    best = Some((t, s));
+                }
+                c = next[c as usize];
             }
         }
         let t = match best {
@@ -142,9 +168,19 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
         };
         added[t] = true;
         let tri = [indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]];
-        out.extend_from_slice(&tri);
-        for &v in &tri {
-            remaining[v as usize] -= 1;
+        out.push(t as u32);
+        for c in 3 * t..3 * t + 3 {
+            let v = indices[c] as usize;
+            remaining[v] -= 1;
+            let (p, n) = (prev[c], next[c]);
+            if p == NONE {
+                head[v] = n;
+            } else {
+                next[p as usize] = n;
+            }
+            if n != NONE {
+                prev[n as usize] = p;
+            }
         }
         // The triangle's vertices move to the front of the cache; the oldest fall out.
         cache.retain(|v| !tri.contains(v));
@@ -152,13 +188,11 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
             cache.insert(0, v);
         }
         for &v in cache.iter().skip(CACHE) {
-            cache_pos[v as usize] = -1;
-            vertex_score[v as usize] = score_of(-1, remaining[v as usize]);
+            vertex_score[v as usize] = score_of(None, remaining[v as usize]);
         }
         cache.truncate(CACHE);
         for (pos, &v) in cache.iter().enumerate() {
-            cache_pos[v as usize] = pos as i32;
-            vertex_score[v as usize] = score_of(pos as i32, remaining[v as usize]);
+            vertex_score[v as usize] = score_of(Some(pos), remaining[v as usize]);
         }
     }
     out
@@ -228,40 +262,36 @@ impl Model {
             acmr_before: acmr(&parts.meshes),
             ..OptimizeReport::default()
         };
-        if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() {
+        // Without an influence (a skeleton alone, or meshes without vertices) nothing tells
+        // used bones from unused ones: they all stay, as the frames need bones to pose.
+        let influenced = parts.meshes.iter().any(|m| !m.influences.is_empty());
+        if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() && influenced {
             drop_unused_bones(&mut parts);
         }
         for mesh in &mut parts.meshes {
             let vc = mesh.influence_start.len().saturating_sub(1);
             if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
-                let ordered = forsyth_order(&mesh.indices, vc);
-                let before: Vec<[u32; 3]> = mesh
-                    .indices
-                    .chunks_exact(3)
-                    .map(|t| [t[0], t[1], t[2]])
+                let order = forsyth_order(&mesh.indices, vc);
+                let ordered: Vec<u32> = order
+                    .iter()
+                    .flat_map(|&t| {
+                        let t = t as usize;
+                        [
+                            mesh.indices[3 * t],
+                            mesh.indices[3 * t + 1],
+                            mesh.indices[3 * t + 2],
+                        ]
+                    })
                     .collect();
                 report.triangles_moved += ordered
                     .chunks_exact(3)
-                    .zip(&before)
-                    .filter(|(a, b)| a != &b.as_slice())
+                    .zip(mesh.indices.chunks_exact(3))
+                    .filter(|(a, b)| a != b)
                     .count() as u32;
                 mesh.indices = ordered;
+                // Group ids follow their triangles.
                 if let Some(g) = &mut mesh.group_ids {
-                    // Group ids follow their triangles.
-                    let mut by_triangle = std::collections::HashMap::new();
-                    for (t, id) in before.iter().zip(g.iter()) {
-                        by_triangle.entry(*t).or_insert_with(Vec::new).push(*id);
-                    }
-                    *g = mesh
-                        .indices
-                        .chunks_exact(3)
-                        .map(|t| {
-                            by_triangle
-                                .get_mut(&[t[0], t[1], t[2]])
-                                .and_then(Vec::pop)
-                                .unwrap_or(0)
-                        })
-                        .collect();
+                    *g = order.iter().map(|&t| g[t as usize]).collect();
                 }
             }
             if flags & OPTIMIZE_VERTEX_ORDER != 0 {

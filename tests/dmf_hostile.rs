@@ -4,6 +4,8 @@
 //! again), never a panic, and loading must stay within its memory budget: at most 64 MiB for a
 //! file of a few KiB, even one whose animation samples into the most frames a model may hold.
 
+use std::time::{Duration, Instant};
+
 use ossa::{ErrorCode, Format, LoadOptions, Model, dmf};
 
 mod counting_alloc;
@@ -547,4 +549,146 @@ fn bones_whose_bind_pose_overflows_are_refused() {
         "frame 0 (bind) bone 0 (root): its model-space pose (chained through the parents) \
          holds 2e9, beyond 1e9"
     );
+}
+
+/// The fixture with `member` (`"key": value,` text) put first in the document.
+fn with_first_member(member: &str) -> String {
+    JSON.replacen("{\n", &format!("{{\n  {member}\n"), 1)
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset].matches('\n').count() + 1
+}
+
+fn warnings(m: &Model) -> Vec<String> {
+    m.warnings().iter().map(|w| w.to_string()).collect()
+}
+
+/// A load under `max_bytes` = 1 MB, with the most heap it held and how long it took.
+fn load_within_1mb(text: &str, strict: bool) -> (ossa::Result<Model>, usize, Duration) {
+    let options = LoadOptions {
+        max_bytes: 1 << 20,
+        ..opts(Format::DmfJson, strict)
+    };
+    let start = Instant::now();
+    let (r, peak) = peak_of(|| Model::load(text.as_bytes(), &options));
+    let took = start.elapsed();
+    eprintln!(
+        "{} bytes of JSON (strict: {strict}): {peak} bytes of heap at most, {took:?}",
+        text.len()
+    );
+    (r, peak, took)
+}
+
+/// `"junk": [[0],[0],...]` of about `mb` megabytes, a member DMF does not define.
+fn junk(mb: usize) -> String {
+    format!("\"junk\": [{}[0]],", "[0],".repeat(mb << 18))
+}
+
+// Every value of a document was built before the reader looked at it: members DMF does not
+// define too, at 54 bytes of heap a byte of text, and outside `max_bytes`. 10 MB of them took
+// 540 MB and loaded; strict mode parsed 40 MB of them (2.15 GB, 7 s) before refusing the first.
+// Now unknown members are skipped as they are parsed, strict mode refuses the first where it is
+// met, and what the tree holds counts against `max_bytes`. Each load here takes well under a
+// second when built for release, a few in a debug build.
+const JSON_CAP: Duration = Duration::from_secs(60);
+
+#[test]
+fn json_unknown_members_are_skipped_not_built() {
+    let text = with_first_member(&junk(10));
+    assert!(text.len() > 10 << 20);
+    let (r, peak, took) = load_within_1mb(&text, false);
+    let m = r.unwrap();
+    let plain = Model::load(JSON.as_bytes(), &opts(Format::DmfJson, true)).unwrap();
+    assert_eq!(m.bones(), plain.bones());
+    assert_eq!(m.frames().len(), plain.frames().len());
+    assert_eq!(m.meshes().len(), plain.meshes().len());
+    for (a, b) in m.meshes().iter().zip(plain.meshes()) {
+        assert_eq!(a.indices(), b.indices());
+    }
+    let offset = text.find("\"junk\"").unwrap();
+    assert_eq!(
+        warnings(&m),
+        [format!(
+            "line 2: the document.junk: a key DMF 1.5 does not define (1 such keys are ignored) at byte {offset:#x}"
+        )]
+    );
+    assert!(peak < 256 << 10, "{peak} bytes of heap");
+    assert!(took < JSON_CAP, "{took:?}");
+}
+
+#[test]
+fn json_strict_refuses_an_unknown_member_where_it_is_met() {
+    let text = with_first_member(&junk(40));
+    let (r, peak, took) = load_within_1mb(&text, true);
+    let e = r.unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert_eq!(
+        e.to_string(),
+        "line 2: the document.junk: a key DMF 1.5 does not define at byte 0x4"
+    );
+    assert_eq!(&text[4..10], "\"junk\"");
+    assert!(peak < 64 << 10, "{peak} bytes of heap");
+    assert!(took < JSON_CAP, "{took:?}");
+    // The same deep in a list: named by its place.
+    let text = JSON.replacen(
+        "{\"pos\": [1, 1, 0]",
+        "{\"extra\": {\"a\": [1]}, \"pos\": [1, 1, 0]",
+        1,
+    );
+    let offset = text.find("\"extra\"").unwrap();
+    let line = line_of(&text, offset);
+    let e = load_within_1mb(&text, true).0.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "line {line}: vertices[1].extra: a key DMF 1.5 does not define at byte {offset:#x}"
+        )
+    );
+    let m = load_within_1mb(&text, false).0.unwrap();
+    assert_eq!(
+        warnings(&m),
+        [format!(
+            "line {line}: vertices[1].extra: a key DMF 1.5 does not define (1 such keys are ignored) at byte {offset:#x}"
+        )]
+    );
+}
+
+#[test]
+fn json_documents_past_max_bytes_are_refused_as_they_are_read() {
+    // 11 MB of vertices, each with a member DMF does not define: the members are skipped, and
+    // the vertices themselves are past 1 MB long before the end.
+    let vertex = "{\"pos\": [0, 0, 0], \"x\": 0},\n    ";
+    let many = vertex.repeat((11 << 20) / vertex.len());
+    let text = JSON.replacen(
+        "\"vertices\": [\n    ",
+        &format!("\"vertices\": [\n    {many}"),
+        1,
+    );
+    for strict in [false, true] {
+        let (r, peak, took) = load_within_1mb(&text, strict);
+        let e = r.unwrap_err();
+        if strict {
+            assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+            let offset = text.find("\"x\"").unwrap();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "line {}: vertices[0].x: a key DMF 1.5 does not define at byte {offset:#x}",
+                    line_of(&text, offset)
+                )
+            );
+        } else {
+            assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+            let message = e.to_string();
+            assert!(message.contains(": the JSON document needs "), "{e}");
+            assert!(
+                message.contains(" bytes of memory, more than the limit of 1048576 bytes at byte "),
+                "{e}"
+            );
+            assert!(e.offset().unwrap() < 1 << 20, "{e}");
+        }
+        assert!(peak < 2 << 20, "{peak} bytes of heap");
+        assert!(took < JSON_CAP, "{took:?}");
+    }
 }

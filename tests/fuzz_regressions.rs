@@ -338,3 +338,121 @@ fn a_nearly_collapsed_bind_pose_skins_to_finite_exact_points() {
         }
     }
 }
+
+/// optimize_save, input `07` then an MM2 skeleton of one bone, `NumBones 1\r\nbone bone0 {\r\n
+///    offset 0.000000 0.000000 0.000000\r\n}\r\n`: optimising a skeleton without meshes with
+/// every flag removed its one bone, as no vertex used it, leaving a frame of no bones (which
+/// poses nothing and breaks the model's rule that frames and bones go together). A model whose
+/// vertices use no bone keeps them all now.
+#[test]
+fn optimising_a_skeleton_without_meshes_keeps_its_bones() {
+    let text = b"NumBones 1\r\nbone bone0 {\r\n   offset 0.000000 0.000000 0.000000\r\n}\r\n";
+    let model = Model::load(text, &LoadOptions::default()).unwrap();
+    assert_eq!(model.format(), Format::Mm2Skel);
+    assert_eq!((model.bones().len(), model.frames().len()), (1, 1));
+    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL).unwrap();
+    assert_eq!((report.bones_before, report.bones_after), (1, 1));
+    assert_eq!(optimized.bones(), model.bones());
+    assert_eq!(optimized.frames().len(), 1);
+    let saved = optimized.save(Format::Mm2Skel).unwrap();
+    let again = Model::load(&saved, &LoadOptions::default()).unwrap();
+    assert_eq!(again.bones()[0].name.to_string(), "bone0");
+}
+
+/// optimize_save, input `01` then a DPM of one bone whose frame 0 is a matrix of rank 2 (found as
+/// a mutation of a tube's DPM): saved as DMF it wrote the bone's matrix as its bind matrix, and
+/// the DMF reader refused what the writer wrote, since it weights vertices against that
+/// matrix's inverse. The writer refuses such a model now, as a DMF cannot hold it.
+#[test]
+fn a_model_weighted_to_a_singular_bind_matrix_is_not_saved_as_dmf() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    let mut poses: Vec<Mat3x4> = parts.poses.range(0, parts.poses.len()).unwrap().to_vec();
+    // The bone flattened along y in every frame.
+    for pose in &mut poses {
+        pose.m[1] = 0.0;
+        pose.m[5] = 0.0;
+        pose.m[9] = 0.0;
+    }
+    parts.poses = poses.into();
+    let model = Model::from_parts(parts).unwrap();
+    assert_eq!(model.bones().len(), 1);
+    for format in [Format::Dmf, Format::DmfJson] {
+        let e = model.save(format).unwrap_err();
+        assert_eq!(e.code(), ossa::ErrorCode::Unsupported, "{e}");
+        assert_eq!(
+            e.to_string(),
+            "mesh 0 vertex 0: bone 0's bind matrix cannot be inverted, and a DMF vertex is weighted against its inverse"
+        );
+    }
+}
+
+/// optimize_save, input `07` then a DPM of one bone whose frame 0 mixes scales from 1e-45 to
+/// 7e28 (a mutation of a tube's DPM): saved as DMF, the reader took the first vertex through
+/// the inverse of that bind matrix past a float and refused the file the writer wrote. The
+/// writer refuses such a model now.
+#[test]
+fn a_model_whose_bind_space_overflows_is_not_saved_as_dmf() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    let pose = Mat3x4 {
+        m: [
+            1.4428048e-37,
+            1.7640646e28,
+            0.0,
+            0.0,
+            0.0,
+            1e-45,
+            1029394560.0,
+            7.3780077e28,
+            1.5166204e-19,
+            1.10418165e21,
+            1.9179814e-19,
+            5.198348e22,
+        ],
+    };
+    parts.poses = vec![pose; parts.poses.len()].into();
+    // Such a pose is beyond the range every model keeps to, so no model holds it to be saved;
+    // the writer's own refusal stays for poses within it.
+    let e = Model::from_parts(parts).unwrap_err();
+    assert_eq!(e.code(), ossa::ErrorCode::Limit, "{e}");
+    assert_eq!(
+        e.to_string(),
+        "frame 0 (bind) bone 0 (bone0): its model-space pose (chained through the parents) holds 1.7640646e28, beyond 1e9"
+    );
+}
+
+/// optimize_save, input `04` then a binary DMF whose vertex 11 lies at y = 1.15e36 (a mutation
+/// of a tube's DMF): saved as DPM, the header's radius was computed in f32, whose squares
+/// overflow, and written as infinity, which the DPM reader refuses. The radius is computed in
+/// f64 now, and one past a float is refused as a limit.
+#[test]
+fn a_dpm_radius_is_computed_without_overflow() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 1,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    // A vertex that far is beyond the range every model keeps to, so no model holds it to be
+    // saved; the writer computes its radius in f64 all the same.
+    parts.meshes[0].influences[0].origin[1] = 1.1511452e36;
+    let e = Model::from_parts(parts.clone()).unwrap_err();
+    assert_eq!(e.code(), ossa::ErrorCode::Limit, "{e}");
+    assert_eq!(
+        e.to_string(),
+        "mesh 0: influence 0: origin, weight or normal holds 1.1511452e36, beyond 1e9"
+    );
+    // Within the range, the header's radius is the farthest vertex's distance.
+    parts.meshes[0].influences[0].origin = [6e8, 8e8, 0.0];
+    let model = Model::from_parts(parts).unwrap();
+    let saved = ossa::dpm::write(&model).unwrap();
+    let again = Model::load(&saved, &LoadOptions::default()).unwrap();
+    let radius = again.declared_extent().unwrap().radius;
+    assert!((radius / 1e9 - 1.0).abs() < 1e-6, "{radius}");
+}

@@ -17,11 +17,12 @@ mod counting_alloc;
 use std::sync::OnceLock;
 
 use ossa::format::cfp as cfp_codec;
+use ossa::optimize::OPTIMIZE_ALL;
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 
 use check::{check_model, model_or_clean};
-use counting_alloc::budget;
-use samples::{MESH_FORMATS, OneFile, SKELETON_FORMATS, split_two};
+use counting_alloc::{budget, peak_of};
+use samples::{MESH_FORMATS, OneFile, SKELETON_FORMATS, WRITERS, split_two};
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
@@ -186,4 +187,92 @@ pub fn skills(data: &[u8]) {
     assert!(model.animations().len() > skeleton.animations().len());
     assert!(model.frames().len() > skeleton.frames().len());
     check_model(&model, "the skeleton with skills");
+}
+
+/// Most heap optimising may hold at once, per byte of the model's own heap, plus a megabyte:
+/// the new model and the orders' working lists.
+const OPTIMIZE_PEAK_PER_BYTE: usize = 4;
+
+/// The optimize_save target: the `OPTIMIZE_*` flags in the first byte, then a file of any format,
+/// loaded and checked as the load targets do. Optimising keeps the model's invariants, its
+/// meshes and their vertex and triangle counts (and its bones, unless unused ones go), within
+/// [`OPTIMIZE_PEAK_PER_BYTE`] of memory; then every writer saves the optimised model or refuses
+/// it cleanly (as unsupported or past a limit; another format's also as an argument that does
+/// not fit it), and what one writes loads back as its format, within the
+/// library's default ceiling for its size, as a model that keeps its invariants (with the same
+/// bones, frames and meshes when saved in the model's own format).
+pub fn optimize_save(data: &[u8]) {
+    let Some((&flags, file)) = data.split_first() else {
+        return;
+    };
+    let Some(model) = check::load(file, Format::Auto, budget(file.len())) else {
+        return;
+    };
+    let flags = u32::from(flags) & OPTIMIZE_ALL;
+    let (result, peak) = peak_of(|| model.optimized(flags));
+    let (optimized, report) = match result {
+        Ok(r) => r,
+        Err(e) => panic!("optimising with flags {flags}: {:?}: {e}", e.code()),
+    };
+    let allowed = OPTIMIZE_PEAK_PER_BYTE * model.heap_bytes() + (1 << 20);
+    assert!(
+        peak <= allowed,
+        "optimising a model of {} bytes held {peak} bytes at once",
+        model.heap_bytes()
+    );
+    check_model(&optimized, "the optimised model");
+    assert_eq!(report.bones_before as usize, model.bones().len());
+    assert_eq!(report.bones_after as usize, optimized.bones().len());
+    if flags & ossa::optimize::OPTIMIZE_UNUSED_BONES == 0 {
+        assert_eq!(optimized.bones(), model.bones());
+    }
+    assert_eq!(optimized.frames().len(), model.frames().len());
+    assert_eq!(optimized.meshes().len(), model.meshes().len());
+    for (a, b) in optimized.meshes().iter().zip(model.meshes()) {
+        assert_eq!(a.vertex_count(), b.vertex_count());
+        assert_eq!(a.triangle_count(), b.triangle_count());
+    }
+    for &(format, write) in WRITERS {
+        let bytes = match write(&optimized) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                // Another format's writer may also refuse a model without what the format
+                // needs (bones, meshes, ...) as an unfit argument.
+                let own = format == optimized.format();
+                assert!(
+                    matches!(e.code(), ErrorCode::Unsupported | ErrorCode::Limit)
+                        || (!own && e.code() == ErrorCode::InvalidArgument),
+                    "saving as {}: {:?}: {e}",
+                    format.name(),
+                    e.code()
+                );
+                continue;
+            }
+        };
+        let options = LoadOptions {
+            format,
+            ..LoadOptions::default()
+        };
+        let (again, peak) = peak_of(|| Model::load(&bytes, &options));
+        let again = match again {
+            Ok(m) => m,
+            Err(e) => panic!(
+                "the model saved as {} does not load: {:?}: {e}",
+                format.name(),
+                e.code()
+            ),
+        };
+        assert!(
+            peak as u64 <= options.max_bytes_for(bytes.len()),
+            "loading {} bytes saved as {} held {peak} bytes at once",
+            bytes.len(),
+            format.name()
+        );
+        check_model(&again, "the saved model");
+        if format == optimized.format() {
+            assert_eq!(again.bones().len(), optimized.bones().len());
+            assert_eq!(again.frames().len(), optimized.frames().len());
+            assert_eq!(again.meshes().len(), optimized.meshes().len());
+        }
+    }
 }

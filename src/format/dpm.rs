@@ -439,8 +439,9 @@ fn to_u32(v: usize, what: &str) -> Result<u32> {
 }
 
 /// The whole model's bounds when no file declared them: the union of the frames' bounds and the
-/// bind pose's.
-fn computed_extent(model: &Model) -> Extent {
+/// bind pose's. The radii of corners are taken in f64, as their squares may pass a float; a
+/// radius that does not fit one is `Limit` (a DPM reader refuses infinite bounds).
+fn computed_extent(model: &Model) -> Result<Extent> {
     let (mut mins, mut maxs) = model.bounds();
     let mut yaw_radius = 0.0f32;
     let mut radius = 0.0f32;
@@ -455,15 +456,21 @@ fn computed_extent(model: &Model) -> Extent {
         radius = radius.max(f.radius);
     }
     for c in [mins, maxs] {
-        yaw_radius = yaw_radius.max(c[0].hypot(c[1]));
-        radius = radius.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
+        let [x, y, z] = c.map(f64::from);
+        yaw_radius = yaw_radius.max(x.hypot(y) as f32);
+        radius = radius.max((x * x + y * y + z * z).sqrt() as f32);
     }
-    Extent {
+    if !(yaw_radius.is_finite() && radius.is_finite()) {
+        return Err(Error::limit(format!(
+            "the model's bounds reach {mins:?} to {maxs:?}, whose radius is past a float"
+        )));
+    }
+    Ok(Extent {
         mins,
         maxs,
         yaw_radius,
         radius,
-    }
+    })
 }
 
 /// Writes a model as DPM, in the order the dpmodel tool does: header, bones, mesh headers,
@@ -497,10 +504,10 @@ pub fn write(model: &Model) -> Result<Vec<u8>> {
     let filesize = ofs_poses.saturating_add(frame_poses.saturating_mul(frames.len() as u64));
     let filesize = to_u32(usize::try_from(filesize).unwrap_or(usize::MAX), "file size")?;
 
-    let extent = model
-        .declared_extent()
-        .copied()
-        .unwrap_or_else(|| computed_extent(model));
+    let extent = match model.declared_extent() {
+        Some(e) => *e,
+        None => computed_extent(model)?,
+    };
     let mut out = Vec::with_capacity(filesize as usize);
     out.extend_from_slice(MAGIC);
     put_u32::<Be>(&mut out, TYPE);

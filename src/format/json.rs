@@ -2,9 +2,12 @@
 //! value, so that a format's rules can name where a file breaks them, and the pieces of writing
 //! it (strings, numbers that read back to the same bits), plus the base64 of `data:` URLs.
 //!
-//! The reader is recursive with a depth limit, so deep nesting cannot overflow the stack, and it
-//! allocates in proportion to the input: strings without escapes borrow from it, and every value
-//! costs a few dozen bytes for at least one byte of text.
+//! The reader is recursive with a depth limit, so deep nesting cannot overflow the stack. It is
+//! given the [`Shape`] of the document the format reads: a member no rule reads is checked
+//! (syntax and depth) and skipped without being built, and reported to the format where it is
+//! met. What the tree it builds holds is charged to the load's memory limit as it grows: strings
+//! without escapes borrow from the input, each list is allocated once at its exact size, and
+//! every value costs a few dozen bytes.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -16,9 +19,61 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
+use crate::format::Checker;
 
 /// Arrays and objects nest at most this deep.
 pub(crate) const MAX_DEPTH: usize = 64;
+
+/// What a format reads of a document: which members of its objects it knows, down the lists.
+#[derive(Debug)]
+pub(crate) enum Shape {
+    /// Anything: built whole.
+    Any,
+    /// An array of values of one shape (a value of another kind is built whole).
+    Array(&'static Shape),
+    /// An object whose members are `known` (others are skipped), with the shapes of those of
+    /// them that are not [`Shape::Any`].
+    Object {
+        known: &'static [&'static str],
+        nested: &'static [(&'static str, &'static Shape)],
+    },
+}
+
+impl Shape {
+    /// The shape of member `key`: None when it is not known.
+    fn member(&self, key: &str) -> Option<&'static Shape> {
+        match self {
+            Shape::Object { known, nested } => {
+                if let Some((_, s)) = nested.iter().find(|(k, _)| *k == key) {
+                    Some(s)
+                } else if known.contains(&key) {
+                    Some(&Shape::Any)
+                } else {
+                    None
+                }
+            }
+            _ => Some(&Shape::Any),
+        }
+    }
+
+    fn element(&self) -> &'static Shape {
+        match self {
+            Shape::Array(s) => s,
+            _ => &Shape::Any,
+        }
+    }
+}
+
+/// One step of the way from the document to a value: a key as the file spells it, or an index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Told of each member the shape does not know, as it is met: the steps to it (its key last),
+/// its line and the byte offset of its key. An error ends the parse.
+pub(crate) type OnUnknown<'h> = dyn FnMut(&mut Checker, &[Step<'_>], u32, u64) -> Result<()> + 'h;
 
 /// A value and the 1-based line it starts on.
 #[derive(Debug)]
@@ -62,18 +117,33 @@ impl<'a> Value<'a> {
     }
 }
 
-/// Parses a whole document: one value, with only whitespace around it (and a UTF-8 byte order
-/// mark before it).
-pub(crate) fn parse(data: &[u8]) -> Result<Value<'_>> {
+/// Parses a whole document (one value, with only whitespace around it and a UTF-8 byte order
+/// mark before it) as `shape` says: members it does not know go to `on_unknown` and are skipped,
+/// and what the tree holds is charged to `ck`'s memory limit (`Limit` once past it).
+pub(crate) fn parse<'a>(
+    data: &'a [u8],
+    shape: &'static Shape,
+    ck: &mut Checker,
+    on_unknown: &mut OnUnknown<'_>,
+) -> Result<Value<'a>> {
     let mut p = Parser {
         data,
         pos: 0,
         line: 1,
+        ck,
+        on_unknown,
+        path: Vec::new(),
+        items: Vec::new(),
+        members: Vec::new(),
+        held: 0,
     };
     if data.starts_with(b"\xEF\xBB\xBF") {
         p.pos = 3;
     }
-    let v = p.value(0)?;
+    let v = p.value(0, Some(shape))?.unwrap_or(Value {
+        line: 1,
+        kind: Kind::Null,
+    });
     p.skip_ws();
     if let Some(c) = p.peek() {
         return Err(p.fail(format!("{} after the document's value", describe(c))));
@@ -81,10 +151,20 @@ pub(crate) fn parse(data: &[u8]) -> Result<Value<'_>> {
     Ok(v)
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'c, 'h> {
     data: &'a [u8],
     pos: usize,
     line: u32,
+    ck: &'c mut Checker,
+    on_unknown: &'c mut OnUnknown<'h>,
+    /// Where the parse is, for `on_unknown`: a key or an index, or both, a level.
+    path: Vec<Step<'a>>,
+    /// The items and members of the lists being read, end to end; a list closed moves its own
+    /// to a list of its exact size.
+    items: Vec<Value<'a>>,
+    members: Vec<(Cow<'a, str>, Value<'a>)>,
+    /// Bytes the finished lists and escaped strings of the tree hold.
+    held: u64,
 }
 
 fn describe(c: u8) -> String {
@@ -95,7 +175,7 @@ fn describe(c: u8) -> String {
     }
 }
 
-impl<'a> Parser<'a> {
+impl<'a> Parser<'a, '_, '_> {
     fn fail(&self, message: impl Into<String>) -> Error {
         Error::malformed(format!("JSON: {}", message.into()))
             .on_line(self.line)
@@ -134,7 +214,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value<'a>> {
+    /// Charges `bytes` more to the tree, with the room the lists being read have taken.
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        self.held = self.held.saturating_add(bytes as u64);
+        let room = std::mem::size_of::<Value>()
+            .saturating_mul(self.items.capacity())
+            .saturating_add(
+                std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(self.members.capacity()),
+            );
+        let total = self.held.saturating_add(room as u64);
+        let (line, pos) = (self.line, self.pos as u64);
+        self.ck
+            .reserve(total, "the JSON document")
+            .map_err(|e| e.on_line(line).at(pos))
+    }
+
+    /// A value of `shape`; with no shape, a value skipped (checked, not built: None).
+    fn value(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Value<'a>>> {
         self.skip_ws();
         let line = self.line;
         let kind = match self.peek() {
@@ -146,44 +242,69 @@ impl<'a> Parser<'a> {
                 .on_line(line)
                 .at(self.pos as u64));
             }
-            Some(b'{') => self.object(depth.saturating_add(1))?,
-            Some(b'[') => self.array(depth.saturating_add(1))?,
-            Some(b'"') => Kind::String(self.string()?),
+            Some(b'{') => self.object(depth.saturating_add(1), shape)?,
+            Some(b'[') => self.array(depth.saturating_add(1), shape)?,
+            Some(b'"') => self.string(shape.is_some())?.0.map(Kind::String),
             Some(b't') => self.literal("true", Kind::Bool(true))?,
             Some(b'f') => self.literal("false", Kind::Bool(false))?,
             Some(b'n') => self.literal("null", Kind::Null)?,
-            Some(b'-' | b'0'..=b'9') => Kind::Number(self.number()?),
+            Some(b'-' | b'0'..=b'9') => Some(Kind::Number(self.number()?)),
             Some(c) => return Err(self.fail(format!("{} where a value should be", describe(c)))),
         };
-        Ok(Value { line, kind })
+        Ok(match (shape, kind) {
+            (Some(_), Some(kind)) => Some(Value { line, kind }),
+            _ => None,
+        })
     }
 
-    fn literal(&mut self, word: &str, kind: Kind<'a>) -> Result<Kind<'a>> {
+    fn literal(&mut self, word: &str, kind: Kind<'a>) -> Result<Option<Kind<'a>>> {
         let end = self.pos.saturating_add(word.len());
         if self.data.get(self.pos..end) == Some(word.as_bytes()) {
             self.pos = end;
-            Ok(kind)
+            Ok(Some(kind))
         } else {
             Err(self.fail(format!("expected `{word}`")))
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Kind<'a>> {
+    fn array(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Kind<'a>>> {
         self.bump();
-        let mut items = Vec::new();
+        let base = self.items.len();
+        let element = shape.map(Shape::element);
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.bump();
-            return Ok(Kind::Array(items));
+            return Ok(shape.map(|_| Kind::Array(Vec::new())));
         }
+        let mut index = 0usize;
         loop {
-            items.push(self.value(depth)?);
+            let item = if shape.is_some() {
+                self.path.push(Step::Index(index));
+                let item = self.value(depth, element)?;
+                self.path.pop();
+                item
+            } else {
+                self.value(depth, None)?
+            };
+            index = index.saturating_add(1);
+            if let Some(item) = item {
+                let room = self.items.capacity();
+                self.items.push(item);
+                if self.items.capacity() != room {
+                    self.charge(0)?;
+                }
+            }
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
-                    return Ok(Kind::Array(items));
+                    if shape.is_none() {
+                        return Ok(None);
+                    }
+                    let items: Vec<Value<'a>> = self.items.drain(base..).collect();
+                    self.charge(std::mem::size_of::<Value>().saturating_mul(items.len()))?;
+                    return Ok(Some(Kind::Array(items)));
                 }
                 Some(c) => {
                     return Err(self.fail(format!(
@@ -196,13 +317,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Kind<'a>> {
+    /// An object; with a shape, the members it knows are built and the others reported and
+    /// skipped (so their keys are not checked for repeats).
+    fn object(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Kind<'a>>> {
         self.bump();
-        let mut members: Vec<(Cow<'a, str>, Value<'a>)> = Vec::new();
+        let base = self.members.len();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.bump();
-            return Ok(Kind::Object(members));
+            return Ok(shape.map(|_| Kind::Object(Vec::new())));
         }
         loop {
             self.skip_ws();
@@ -212,17 +335,44 @@ impl<'a> Parser<'a> {
                     None => self.fail("the data ends inside an object"),
                 });
             }
-            let key = self.string()?;
+            let (key_line, key_pos) = (self.line, self.pos as u64);
+            let (key, raw) = self.string(shape.is_some())?;
             self.expect(b':', "`:` after the key")?;
-            let v = self.value(depth)?;
-            members.push((key, v));
+            let v = match (&key, shape) {
+                (Some(k), Some(s)) => {
+                    let member = s.member(k);
+                    if member.is_none() {
+                        self.unknown(raw, key_line, key_pos)?;
+                    }
+                    self.path.push(Step::Key(raw));
+                    let v = self.value(depth, member)?;
+                    self.path.pop();
+                    v
+                }
+                _ => self.value(depth, None)?,
+            };
+            if let (Some(key), Some(v)) = (key, v) {
+                let room = self.members.capacity();
+                self.members.push((key, v));
+                if self.members.capacity() != room {
+                    self.charge(0)?;
+                }
+            }
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.bump(),
                 Some(b'}') => {
                     self.bump();
+                    if shape.is_none() {
+                        return Ok(None);
+                    }
+                    let members: Vec<(Cow<'a, str>, Value<'a>)> =
+                        self.members.drain(base..).collect();
+                    self.charge(
+                        std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(members.len()),
+                    )?;
                     unique_keys(&members)?;
-                    return Ok(Kind::Object(members));
+                    return Ok(Some(Kind::Object(members)));
                 }
                 Some(c) => {
                     return Err(self.fail(format!(
@@ -235,8 +385,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A string at the opening quote: borrowed when it holds no escape.
-    fn string(&mut self) -> Result<Cow<'a, str>> {
+    /// Tells `on_unknown` of the member `key`, whose key starts at `pos` on `line`.
+    fn unknown(&mut self, key: &'a str, line: u32, pos: u64) -> Result<()> {
+        self.path.push(Step::Key(key));
+        let told = (self.on_unknown)(self.ck, &self.path, line, pos);
+        self.path.pop();
+        told
+    }
+
+    /// A string at the opening quote, and its text as the file spells it (escapes and all).
+    /// Built (`build`), it is borrowed when it holds no escape, else decoded into a string the
+    /// tree is charged for.
+    fn string(&mut self, build: bool) -> Result<(Option<Cow<'a, str>>, &'a str)> {
         self.bump();
         let start = self.pos;
         let mut owned: Option<Vec<u8>> = None;
@@ -246,22 +406,25 @@ impl<'a> Parser<'a> {
             };
             match c {
                 b'"' => {
-                    let bytes = match owned {
-                        Some(v) => Cow::Owned(v),
-                        None => Cow::Borrowed(self.data.get(start..self.pos).unwrap_or_default()),
-                    };
+                    let raw =
+                        std::str::from_utf8(self.data.get(start..self.pos).unwrap_or_default())
+                            .map_err(|_| self.fail("a string is not UTF-8"))?;
                     self.bump();
-                    return match bytes {
-                        Cow::Borrowed(b) => std::str::from_utf8(b)
-                            .map(Cow::Borrowed)
-                            .map_err(|_| self.fail("a string is not UTF-8")),
-                        Cow::Owned(v) => String::from_utf8(v)
-                            .map(Cow::Owned)
-                            .map_err(|_| self.fail("a string is not UTF-8")),
+                    let text = match owned {
+                        None if build => Some(Cow::Borrowed(raw)),
+                        None => None,
+                        Some(v) => {
+                            self.charge(v.capacity())?;
+                            // Escapes give whole characters between the raw text's pieces.
+                            let s = String::from_utf8(v)
+                                .map_err(|_| self.fail("a string is not UTF-8"))?;
+                            Some(Cow::Owned(s))
+                        }
                     };
+                    return Ok((text, raw));
                 }
                 b'\\' => {
-                    if owned.is_none() {
+                    if build && owned.is_none() {
                         owned = Some(self.data.get(start..self.pos).unwrap_or_default().to_vec());
                     }
                     self.bump();
@@ -526,6 +689,118 @@ pub(crate) fn base64_decode(text: &str) -> std::result::Result<Vec<u8>, String> 
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
+    use crate::format::LoadOptions;
+
+    /// The whole document built, within the default limit for its size.
+    fn parse(data: &[u8]) -> Result<Value<'_>> {
+        let mut ck = Checker::new(&LoadOptions::default(), false, data.len());
+        super::parse(data, &Shape::Any, &mut ck, &mut |_, _, _, _| Ok(()))
+    }
+
+    static ITEM: Shape = Shape::Object {
+        known: &["x"],
+        nested: &[],
+    };
+    static DOC: Shape = Shape::Object {
+        known: &["a", "list"],
+        nested: &[("list", &Shape::Array(&ITEM))],
+    };
+
+    /// `data` parsed as [`DOC`] under a limit of `max_bytes`, with the unknown members met.
+    fn parse_doc(data: &[u8], max_bytes: u64) -> (Result<Value<'_>>, Vec<(String, u32, u64)>) {
+        let options = LoadOptions {
+            max_bytes,
+            ..LoadOptions::default()
+        };
+        let mut ck = Checker::new(&options, false, data.len());
+        let mut met = Vec::new();
+        let r = super::parse(data, &DOC, &mut ck, &mut |_, steps, line, at| {
+            met.push((format!("{steps:?}"), line, at));
+            Ok(())
+        });
+        (r, met)
+    }
+
+    #[test]
+    fn unknown_members_are_reported_where_met_and_not_built() {
+        let text = b"{\"a\": 1, \"list\": [{\"x\": 1},\n {\"x\": 2, \"y\": [1, {\"z\": 2}]}],\n \"b\": {\"q\": [[]]}}";
+        let (v, met) = parse_doc(text, 0);
+        let v = v.unwrap();
+        assert_eq!(
+            met,
+            [
+                ("[Key(\"list\"), Index(1), Key(\"y\")]".to_owned(), 2, 38),
+                ("[Key(\"b\")]".to_owned(), 3, 61),
+            ]
+        );
+        // The offsets are the keys'.
+        assert_eq!(
+            (&text[38..41], &text[61..64]),
+            (&b"\"y\""[..], &b"\"b\""[..])
+        );
+        assert!(v.get("b").is_none());
+        match &v.get("list").unwrap().kind {
+            Kind::Array(items) => {
+                assert_eq!(items.len(), 2);
+                assert!(items[1].get("y").is_none());
+                assert!(items[1].get("x").is_some());
+            }
+            _ => panic!("not an array"),
+        }
+    }
+
+    #[test]
+    fn skipped_values_are_still_checked() {
+        for (text, code, line) in [
+            (&b"{\"b\": [1,\n 2,]}"[..], ErrorCode::Malformed, 2),
+            (b"{\"b\": {\"k\" 1}}", ErrorCode::Malformed, 1),
+            (b"{\"b\": \"\\q\"}", ErrorCode::Malformed, 1),
+            (b"{\"b\": \"\xff\"}", ErrorCode::Malformed, 1),
+            (b"{\"b\": [tru]}", ErrorCode::Malformed, 1),
+        ] {
+            let e = parse_doc(text, 0).0.unwrap_err();
+            assert_eq!((e.code(), e.line()), (code, Some(line)), "{e}");
+        }
+        let deep = format!(
+            "{{\"b\": {}{}}}",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        let e = parse_doc(deep.as_bytes(), 0).0.unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    }
+
+    #[test]
+    fn the_tree_is_charged_to_the_limit_as_it_grows() {
+        // 100k items of 40 bytes each at least, under a limit of 1 MB: refused part way.
+        let text = format!("[{}0]", "[0],".repeat(100_000));
+        let e = super::parse(
+            text.as_bytes(),
+            &Shape::Any,
+            &mut Checker::new(
+                &LoadOptions {
+                    max_bytes: 1 << 20,
+                    ..LoadOptions::default()
+                },
+                false,
+                text.len(),
+            ),
+            &mut |_, _, _, _| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("line 1: the JSON document needs "),
+            "{e}"
+        );
+        assert!(e.offset().unwrap() < text.len() as u64 / 2, "{e}");
+        // Under a known key skipped members cost nothing: the same text as an unknown member.
+        let text = format!("{{\"junk\": {text}, \"a\": 1}}");
+        let (v, met) = parse_doc(text.as_bytes(), 1 << 10);
+        assert!(v.unwrap().get("a").is_some());
+        assert_eq!(met.len(), 1);
+    }
 
     #[test]
     fn values_with_lines() {

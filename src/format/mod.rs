@@ -266,6 +266,12 @@ impl Checker {
         }
     }
 
+    /// Whether the load is strict: for a reader that refuses something as soon as it meets it,
+    /// and otherwise reports it once, later.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
     /// Fails with `Limit` when a model of `bytes` would exceed the caller's memory ceiling.
     pub fn reserve(&self, bytes: u64, what: &str) -> Result<()> {
         self.charged.set(self.charged.get().max(bytes));

@@ -17,8 +17,8 @@ use super::{BONE_NAME_MAX, DAnimation, DBone, DFace, DMaterial, DTexture, DTrack
 use crate::error::{Error, Result};
 use crate::math::Mat3x4;
 use crate::model::{
-    BONE_SYNTHETIC, KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe, Material,
-    Mesh, Model,
+    BONE_SYNTHETIC, Bone, KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe,
+    Material, Mesh, Model, concat_into,
 };
 use crate::skin::{SKIN_NORMALIZE, Strided};
 
@@ -206,6 +206,26 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
         ));
     }
     let (bones, map) = bone_map(model)?;
+    // The reader weights a vertex against the inverse of each bone's bind matrix, the product
+    // of the matrices written: a bone whose product cannot be inverted can carry no weight, and
+    // a vertex that the inverse takes past a float cannot be written.
+    let inverse: Vec<Option<Mat3x4>> = {
+        let written: Vec<Bone> = bones
+            .iter()
+            .map(|b| Bone {
+                name: b.name.clone(),
+                parent: i32::from(b.parent),
+                flags: 0,
+            })
+            .collect();
+        let local: Vec<Mat3x4> = bones
+            .iter()
+            .map(|b| super::build::from_column_major(&b.matrix))
+            .collect();
+        let mut bind = vec![Mat3x4::IDENTITY; bones.len()];
+        concat_into(&written, &local, None, &mut bind);
+        bind.iter().map(Mat3x4::inverse).collect()
+    };
     let textures = model
         .textures()
         .iter()
@@ -270,6 +290,27 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
                 } else {
                     let pos = positions.get(v).copied().unwrap_or_default();
                     let (skin_index, skin_weight) = skin(mesh, v, m, &map)?;
+                    let normal = normals.get(v).copied().unwrap_or_default();
+                    for (&b, &w) in skin_index.iter().zip(&skin_weight) {
+                        let Ok(b) = usize::try_from(b) else {
+                            continue;
+                        };
+                        if w == 0.0 {
+                            continue;
+                        }
+                        let Some(space) = inverse.get(b).copied().flatten() else {
+                            return Err(Error::unsupported(format!(
+                                "mesh {m} vertex {v}: bone {b}'s bind matrix cannot be inverted, and a DMF vertex is weighted against its inverse"
+                            )));
+                        };
+                        let o = space.transform_point(pos);
+                        let d = space.transform_vector(normal);
+                        if !o.iter().chain(&d).all(|x| (x * w).is_finite()) {
+                            return Err(Error::unsupported(format!(
+                                "mesh {m} vertex {v}: its position or normal in bone {b}'s bind space is past a float, which a DMF reader cannot weigh"
+                            )));
+                        }
+                    }
                     let key = (
                         pos.map(f32::to_bits),
                         skin_index,

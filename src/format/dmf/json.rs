@@ -18,7 +18,9 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::format::Checker;
-use crate::format::json::{Kind, Value, base64_decode, base64_encode, put_f32, put_string};
+use crate::format::json::{
+    Kind, Shape, Step, Value, base64_decode, base64_encode, put_f32, put_string,
+};
 use crate::model::{KEY_POSITION, KEY_ROTATION, KEY_SCALE, Name};
 
 const DATA_URL: &str = "data:image/png;base64,";
@@ -54,6 +56,151 @@ const FLAG_NAMES: [Option<&[&str]>; 12] = [
     None,
     None,
 ];
+
+const ROOT_KEYS: &[&str] = &[
+    "format",
+    "version",
+    "textures",
+    "materials",
+    "verterices",
+    "vertices",
+    "faces",
+    "skeleton",
+    "animations",
+];
+const TEXTURE_KEYS: &[&str] = &[
+    "id", "name", "flip_y", "img", "width", "height", "wrap_s", "wrap_t",
+];
+/// The material's own keys, then [`MATERIAL_FLAGS`].
+const MATERIAL_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "texture",
+    "alpha_test",
+    "diffuse",
+    "emissive",
+    "specular",
+    "use_blending",
+    "blend_equation",
+    "blend_src",
+    "blend_dst",
+    "skinning",
+    "shader_type",
+    "face_side",
+    "shadow_side",
+    "ignore_lights",
+    "vertex_color",
+    "use_alpha",
+    "skip_render",
+];
+const VERTEX_KEYS: &[&str] = &["pos", "skin_index", "skin_weight"];
+const FACE_KEYS: &[&str] = &[
+    "material",
+    "indices",
+    "verex_color",
+    "vertex_color",
+    "normals",
+    "diffuse_uv",
+];
+const BONE_KEYS: &[&str] = &["id", "name", "parent_id", "matrix"];
+const ANIMATION_KEYS: &[&str] = &["id", "name", "fps", "duration", "tracks"];
+const TRACK_KEYS: &[&str] = &["bone_id", "time", "pos", "rot", "scl"];
+
+/// What the reader reads of a document: members other than these are skipped as they are
+/// parsed, never built.
+static DOCUMENT: Shape = Shape::Object {
+    known: ROOT_KEYS,
+    nested: &[
+        ("textures", &Shape::Array(&TEXTURE)),
+        ("materials", &Shape::Array(&MATERIAL)),
+        ("verterices", &Shape::Array(&VERTEX)),
+        ("vertices", &Shape::Array(&VERTEX)),
+        ("faces", &Shape::Array(&FACE)),
+        ("skeleton", &Shape::Array(&BONE)),
+        ("animations", &Shape::Array(&ANIMATION)),
+    ],
+};
+static TEXTURE: Shape = Shape::Object {
+    known: TEXTURE_KEYS,
+    nested: &[],
+};
+static MATERIAL: Shape = Shape::Object {
+    known: MATERIAL_KEYS,
+    nested: &[],
+};
+static VERTEX: Shape = Shape::Object {
+    known: VERTEX_KEYS,
+    nested: &[],
+};
+static FACE: Shape = Shape::Object {
+    known: FACE_KEYS,
+    nested: &[],
+};
+static BONE: Shape = Shape::Object {
+    known: BONE_KEYS,
+    nested: &[],
+};
+static ANIMATION: Shape = Shape::Object {
+    known: ANIMATION_KEYS,
+    nested: &[("tracks", &Shape::Array(&TRACK))],
+};
+static TRACK: Shape = Shape::Object {
+    known: TRACK_KEYS,
+    nested: &[],
+};
+
+/// The members DMF 1.5 does not define, met while parsing: counted, and the first named.
+#[derive(Default)]
+pub(crate) struct Unknown {
+    count: usize,
+    first: Option<(String, u32, u64)>,
+}
+
+/// `steps` as the reader's messages write a place: `vertices[3].pos`, or `the document.key`
+/// for a member of the document itself.
+fn steps_text(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for (k, step) in steps.iter().enumerate() {
+        match step {
+            Step::Key(key) if k == 0 && steps.len() == 1 => {
+                out.push_str("the document.");
+                out.push_str(key);
+            }
+            Step::Key(key) if k == 0 => out.push_str(key),
+            Step::Key(key) => {
+                out.push('.');
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn unknown_key(path: &str, line: u32, offset: u64) -> Error {
+    Error::malformed(format!("{path}: a key DMF 1.5 does not define"))
+        .on_line(line)
+        .at(offset)
+}
+
+/// Parses a DMF JSON document, skipping the members DMF 1.5 does not define: strict mode
+/// refuses the first where it is met; the default mode counts them, and [`read`] warns once.
+pub(crate) fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<(Value<'a>, Unknown)> {
+    let mut unknown = Unknown::default();
+    let mut on_unknown = |ck: &mut Checker, steps: &[Step], line: u32, offset: u64| {
+        unknown.count = unknown.count.saturating_add(1);
+        if unknown.first.is_none() {
+            let path = steps_text(steps);
+            if ck.strict() {
+                ck.tolerate(unknown_key(&path, line, offset))?;
+            }
+            unknown.first = Some((path, line, offset));
+        }
+        Ok(())
+    };
+    let root = crate::format::json::parse(data, &DOCUMENT, ck, &mut on_unknown)?;
+    Ok((root, unknown))
+}
 
 /// Each list's key as the file spells it, and the document, to place errors on lines.
 pub(crate) struct Places<'v, 'a> {
@@ -270,31 +417,12 @@ fn colour(v: &Value, path: Path) -> Result<[u8; 4]> {
     Ok(out)
 }
 
-/// Keys no rule reads: counted, and reported once (strict mode refuses them).
-#[derive(Default)]
-struct Unknown {
-    count: usize,
-    first: Option<(String, u32)>,
-}
-
-/// The members of an object item, checking its keys against `known`.
-fn members<'v, 'a>(
-    v: &'v Value<'a>,
-    path: Path,
-    known: &[&str],
-    unknown: &mut Unknown,
-) -> Result<&'v [(Cow<'a, str>, Value<'a>)]> {
+/// The members of an object item. Members DMF 1.5 does not define were skipped by [`parse`],
+/// which reported them.
+fn members<'v, 'a>(v: &'v Value<'a>, path: Path) -> Result<&'v [(Cow<'a, str>, Value<'a>)]> {
     let Kind::Object(m) = &v.kind else {
         return Err(wrong(v, path, "an object"));
     };
-    for (k, value) in m {
-        if !known.contains(&k.as_ref()) {
-            unknown.count = unknown.count.saturating_add(1);
-            if unknown.first.is_none() {
-                unknown.first = Some((format!("{}.{k}", path()), value.line));
-            }
-        }
-    }
     Ok(m)
 }
 
@@ -345,6 +473,7 @@ fn item_id(m: &[(Cow<str>, Value)], index: usize, path: Path) -> Result<i16> {
 /// Reads a DMF JSON document into the structures both forms share.
 pub(crate) fn read<'v, 'a>(
     root: &'v Value<'a>,
+    unknown: Unknown,
     ck: &mut Checker,
 ) -> Result<(Doc<'static>, Places<'v, 'a>)> {
     let top = || "the document".to_owned();
@@ -387,19 +516,6 @@ pub(crate) fn read<'v, 'a>(
             Error::malformed("the document has no \"version\"; read as 1.5").on_line(root.line),
         )?,
     }
-    let mut unknown = Unknown::default();
-    let known = [
-        "format",
-        "version",
-        "textures",
-        "materials",
-        "verterices",
-        "vertices",
-        "faces",
-        "skeleton",
-        "animations",
-    ];
-    members(root, &top, &known, &mut unknown)?;
     let (vertices, vertex_key) = either(m, root, ["verterices", "vertices"], &top)?;
     let keys = [
         "textures",
@@ -417,43 +533,43 @@ pub(crate) fn read<'v, 'a>(
     };
     let mut doc = Doc::default();
     for (i, v) in list("textures", get(m, "textures"))?.iter().enumerate() {
-        doc.textures.push(texture(v, i, &mut unknown)?);
+        doc.textures.push(texture(v, i)?);
     }
     for (i, v) in list("materials", get(m, "materials"))?.iter().enumerate() {
-        doc.materials.push(material(v, i, &mut unknown)?);
+        doc.materials.push(material(v, i)?);
     }
     for (i, v) in list(vertex_key, vertices)?.iter().enumerate() {
         doc.vertices
-            .push(vertex(v, &|| format!("{vertex_key}[{i}]"), &mut unknown)?);
+            .push(vertex(v, &|| format!("{vertex_key}[{i}]"))?);
     }
     for (i, v) in list("faces", get(m, "faces"))?.iter().enumerate() {
-        doc.faces
-            .push(face(v, &|| format!("faces[{i}]"), &mut unknown)?);
+        doc.faces.push(face(v, &|| format!("faces[{i}]"))?);
     }
     for (i, v) in list("skeleton", get(m, "skeleton"))?.iter().enumerate() {
-        doc.bones.push(bone(v, i, &mut unknown)?);
+        doc.bones.push(bone(v, i)?);
     }
     for (i, v) in list("animations", get(m, "animations"))?.iter().enumerate() {
-        doc.animations.push(animation(v, i, &mut unknown)?);
+        doc.animations.push(animation(v, i)?);
     }
-    if let Some((path, line)) = unknown.first {
+    // Strict mode refused the first as it was parsed.
+    if let Some((path, line, offset)) = unknown.first
+        && !ck.strict()
+    {
         ck.tolerate(
             Error::malformed(format!(
                 "{path}: a key DMF 1.5 does not define ({} such keys are ignored)",
                 unknown.count
             ))
-            .on_line(line),
+            .on_line(line)
+            .at(offset),
         )?;
     }
     Ok((doc, Places { root, keys }))
 }
 
-fn texture(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DTexture<'static>> {
+fn texture(v: &Value, i: usize) -> Result<DTexture<'static>> {
     let path = || format!("textures[{i}]");
-    let known = [
-        "id", "name", "flip_y", "img", "width", "height", "wrap_s", "wrap_t",
-    ];
-    let m = members(v, &path, &known, unknown)?;
+    let m = members(v, &path)?;
     let field = |k: &'static str| move || format!("textures[{i}].{k}");
     let img = required(m, v, "img", &path)?;
     let url = string(img, &field("img"))?;
@@ -476,19 +592,9 @@ fn texture(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DTexture<'stati
     })
 }
 
-fn material(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DMaterial> {
+fn material(v: &Value, i: usize) -> Result<DMaterial> {
     let path = || format!("materials[{i}]");
-    let mut known = vec![
-        "id",
-        "name",
-        "texture",
-        "alpha_test",
-        "diffuse",
-        "emissive",
-        "specular",
-    ];
-    known.extend_from_slice(&MATERIAL_FLAGS);
-    let m = members(v, &path, &known, unknown)?;
+    let m = members(v, &path)?;
     let field = |k: &'static str| move || format!("materials[{i}].{k}");
     let texture = match get(m, "texture") {
         None => -1,
@@ -529,8 +635,8 @@ fn material(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DMaterial> {
     })
 }
 
-fn vertex(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DVertex> {
-    let m = members(v, path, &["pos", "skin_index", "skin_weight"], unknown)?;
+fn vertex(v: &Value, path: Path) -> Result<DVertex> {
+    let m = members(v, path)?;
     let field = |k: &'static str| move || format!("{}.{k}", path());
     let mut out = DVertex {
         pos: floats(required(m, v, "pos", path)?, &field("pos"))?,
@@ -558,16 +664,8 @@ fn vertex(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DVertex> {
     Ok(out)
 }
 
-fn face(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DFace> {
-    let known = [
-        "material",
-        "indices",
-        "verex_color",
-        "vertex_color",
-        "normals",
-        "diffuse_uv",
-    ];
-    let m = members(v, path, &known, unknown)?;
+fn face(v: &Value, path: Path) -> Result<DFace> {
+    let m = members(v, path)?;
     let field = |k: &'static str| move || format!("{}.{k}", path());
     let (colors, color_key) = either(m, v, ["verex_color", "vertex_color"], path)?;
     Ok(DFace {
@@ -592,9 +690,9 @@ fn face(v: &Value, path: Path, unknown: &mut Unknown) -> Result<DFace> {
     })
 }
 
-fn bone(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DBone> {
+fn bone(v: &Value, i: usize) -> Result<DBone> {
     let path = || format!("skeleton[{i}]");
-    let m = members(v, &path, &["id", "name", "parent_id", "matrix"], unknown)?;
+    let m = members(v, &path)?;
     let field = |k: &'static str| move || format!("skeleton[{i}].{k}");
     let parent = required(m, v, "parent_id", &path)?;
     Ok(DBone {
@@ -609,21 +707,15 @@ fn bone(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DBone> {
     })
 }
 
-fn animation(v: &Value, i: usize, unknown: &mut Unknown) -> Result<DAnimation> {
+fn animation(v: &Value, i: usize) -> Result<DAnimation> {
     let path = || format!("animations[{i}]");
-    let known = ["id", "name", "fps", "duration", "tracks"];
-    let m = members(v, &path, &known, unknown)?;
+    let m = members(v, &path)?;
     let field = |k: &'static str| move || format!("animations[{i}].{k}");
     let items = array(required(m, v, "tracks", &path)?, &field("tracks"))?;
     let mut tracks = Vec::with_capacity(items.len());
     for (k, t) in items.iter().enumerate() {
         let tpath = || format!("animations[{i}].tracks[{k}]");
-        let tm = members(
-            t,
-            &tpath,
-            &["bone_id", "time", "pos", "rot", "scl"],
-            unknown,
-        )?;
+        let tm = members(t, &tpath)?;
         let tfield = |key: &'static str| move || format!("animations[{i}].tracks[{k}].{key}");
         let mut track = DTrack {
             bone: int16(required(tm, t, "bone_id", &tpath)?, &tfield("bone_id"))?,
@@ -860,4 +952,15 @@ pub(crate) fn write(doc: &Doc) -> String {
     });
     out.push_str("\n}\n");
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn material_keys_end_with_the_flags() {
+        assert_eq!(MATERIAL_KEYS[MATERIAL_KEYS.len() - 12..], MATERIAL_FLAGS);
+    }
 }

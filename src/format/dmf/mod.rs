@@ -44,8 +44,8 @@ pub(crate) fn read_binary(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
 /// Reads a DMF JSON file.
 pub(crate) fn read_json(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
-    let root = crate::format::json::parse(data)?;
-    let (doc, places) = json::read(&root, ck)?;
+    let (root, unknown) = json::parse(data, ck)?;
+    let (doc, places) = json::read(&root, unknown, ck)?;
     build::build(&doc, &places, ck, crate::format::Format::DmfJson)
 }
 
@@ -413,9 +413,9 @@ mod tests {
         let text = br#"{"format": "DASH", "version": "1.5", "textures": [],
           "materials": [{"id": 0, "name": "m", "texture": -1}],
           "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1, "tracks": []}]}"#;
-        let root = crate::format::json::parse(text).unwrap();
         let mut ck = Checker::new(&LoadOptions::default(), false, text.len());
-        let (doc, _) = json::read(&root, &mut ck).unwrap();
+        let (root, unknown) = json::parse(text, &mut ck).unwrap();
+        let (doc, _) = json::read(&root, unknown, &mut ck).unwrap();
         assert_eq!(doc.animations.len(), 1);
         let bytes = binary::write(&doc).unwrap();
         let options = LoadOptions {
