@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 
-command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --version 0.13.2 --locked
 
 cargo run --release --quiet --example fuzz_seeds -- target/fuzz-seeds >/dev/null
 
