@@ -18,13 +18,15 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::cmx::{self, BoneNames, CharacterFile, Skill, SkillPlaces};
+use crate::format::cmx::{self, BoneNames, CharacterFile, Skill, SkillPlaces, SkillValues};
 use crate::format::{Format, LoadOptions, ceiling, cfp};
-use crate::io::read_contained_at_most;
+use crate::io::{FileData, read_contained_at_most};
 use crate::math::Mat3x4;
 use crate::model::{Frame, Model};
 use crate::sidecar::{Sidecars, label, os_place};
@@ -45,7 +47,10 @@ impl Model {
     /// `InvalidArgument` for a file without skills, a CFP name that points outside the
     /// directory (never read), or no `options.io`; `NotFound` for a missing CFP, naming it;
     /// `Limit` when the frames, or the CFP values decoded for them, would take more than
-    /// `options.max_bytes`. A problem of a skill itself is placed at the skill's line (or byte)
+    /// `options.max_bytes`. Each CFP is read once however many skills name it, and decoded once
+    /// for each pair of counts (translations, rotations) skills ask of it: its bytes are held
+    /// until the last skill naming it, its decoded values until the call ends, and while held
+    /// both count against `options.max_bytes`. A problem of a skill itself is placed at the skill's line (or byte)
     /// in the file, one of a CFP at its byte in the CFP. Motions for bones this model lacks are
     /// skipped, as the game skips them, with a warning.
     pub fn with_skills(&self, skill_file_bytes: &[u8], options: &LoadOptions) -> Result<Model> {
@@ -146,6 +151,13 @@ fn missing_bones(names: &BoneNames<'_>, skill: &Skill) -> Vec<String> {
         .collect()
 }
 
+/// A CFP some skills name: its bytes while a skill still to come reads them.
+struct HeldCfp<'a> {
+    /// The last skill (index in the file) that names this CFP.
+    last_reader: usize,
+    data: Option<FileData<'a>>,
+}
+
 fn add_skills(
     model: &Model,
     (file, places, file_bytes): (&CharacterFile, &SkillPlaces, usize),
@@ -195,41 +207,93 @@ fn add_skills(
     // Without a caller's ceiling the model may grow with its inputs: the skeleton (as loaded),
     // the skill file and the CFPs read so far.
     let mut input_bytes = model.heap_bytes().saturating_add(file_bytes);
+    // Many skills may name one CFP: each is read once, held until the last skill naming it, and
+    // decoded once for each pair of counts skills ask of it. Else the work is the skills times
+    // the CFP's size, and repeat codes make a CFP's values many more than its bytes.
+    let mut cfps: HashMap<&str, HeldCfp<'_>> = HashMap::new();
+    for (i, path) in paths.iter().enumerate() {
+        cfps.entry(path.as_str())
+            .or_insert(HeldCfp {
+                last_reader: i,
+                data: None,
+            })
+            .last_reader = i;
+    }
+    // Decoded values stay until the call ends, counted: so decoding one CFP for many different
+    // counts (or many CFPs of a few bytes of repeat codes) takes no more work than the limit
+    // has room for.
+    let mut decoded: HashMap<(&str, u32, u32), Rc<SkillValues>> = HashMap::new();
+    // What the CFPs and decoded values held take, counted against the limit with `used`.
+    let mut held = 0u64;
     for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
-        // The CFP is held while its values are decoded: it takes its room from the limit
-        // (without a caller's limit, from the most the limit can grow to), and is not read when
-        // it is larger.
-        let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(used);
-        let data = sidecars
-            .read_skill_cfp(skill, path, room)
-            .map_err(|e| places.put(i, e))?;
-        let cfp_bytes = (*data).as_ref().len();
-        input_bytes = input_bytes.saturating_add(cfp_bytes);
+        let cfp = cfps.entry(path.as_str()).or_insert(HeldCfp {
+            last_reader: i,
+            data: None,
+        });
+        if cfp.data.is_none() {
+            // The CFP takes its room from the limit (without a caller's limit, from the most
+            // the limit can grow to), and is not read when it is larger.
+            let room = ceiling(options.max_bytes, u64::MAX)
+                .saturating_sub(used)
+                .saturating_sub(held);
+            let data = sidecars
+                .read_skill_cfp(skill, path, room)
+                .map_err(|e| places.put(i, e))?;
+            let cfp_bytes = (*data).as_ref().len();
+            input_bytes = input_bytes.saturating_add(cfp_bytes);
+            held = held.saturating_add(cfp_bytes as u64);
+            cfp.data = Some(data);
+        }
+        let data = cfp.data.as_ref().map_or(&[][..], |d| (**d).as_ref());
         let max_bytes = options.max_bytes_for(input_bytes);
-        let budget = max_bytes
-            .saturating_sub(used)
-            .saturating_sub(cfp_bytes as u64);
-        let sampled = skill.sample(&names, budget, || {
+        let budget = max_bytes.saturating_sub(used).saturating_sub(held);
+        let key = (path.as_str(), skill.translation_count, skill.rotation_count);
+        let known = decoded.get(&key).cloned();
+        let values_held = known.is_some();
+        let mut fresh = None;
+        let sampled = skill.sample(&names, budget, values_held, || {
+            if let Some(values) = known {
+                return Ok(values);
+            }
             let values = cfp::decode_skill(
-                (*data).as_ref(),
+                data,
                 skill.translation_count as usize,
                 skill.rotation_count as usize,
             );
-            values.map_err(|e| {
+            let values = Rc::new(values.map_err(|e| {
                 e.within(format!("skill {}", skill.name))
                     .in_file(&label(path))
-            })
+            })?);
+            fresh = Some(Rc::clone(&values));
+            Ok(values)
         });
         // A problem of the skill itself (not of its CFP) is placed at the skill in the file.
         let (frames, poses, mut animation) = sampled.map_err(|e| places.put(i, e))?;
+        if let Some(values) = fresh {
+            // Sizes of slices in memory: each below isize::MAX, so their sum fits u64.
+            let value_bytes = (size_of_val(values.0.as_slice()) as u64)
+                .saturating_add(size_of_val(values.1.as_slice()) as u64);
+            held = held.saturating_add(value_bytes);
+            decoded.insert(key, values);
+        }
+        if cfp.last_reader == i
+            && let Some(data) = cfp.data.take()
+        {
+            held = held.saturating_sub((*data).as_ref().len() as u64);
+        }
         let scene = u32::try_from(parts.animations.len())
             .map_err(|_| Error::limit("more than 2^32 animations"))?;
         let events = cmx::skill_events(&names, skill, scene);
         used = used.saturating_add(frame_bytes(&frames, &poses));
         used = used.saturating_add(size_of_val(events.as_slice()) as u64);
-        if used > max_bytes {
+        if used.saturating_add(held) > max_bytes {
+            let held = if held > 0 {
+                format!(" and the CFP data held for the skills {held} more")
+            } else {
+                String::new()
+            };
             return Err(places.put(i, Error::limit(format!(
-                "skill {}: the model with its frames needs {used} bytes, more than the limit of {max_bytes} bytes",
+                "skill {}: the model with its frames needs {used} bytes{held}, more than the limit of {max_bytes} bytes",
                 skill.name,
             ))));
         }

@@ -1,8 +1,9 @@
 //! Lookups over what a file gives, at the sizes a file can give: a Sims skeleton of 65,535
 //! bones (CMX text and BCF), a Sims mesh naming 100,000 bones bound to it, a skill of 20,000
-//! motions naming a bone it lacks, a DMF save of 65,000 keyed scenes, and 3,000 small meshes
-//! laid out for skinning on 65,535 bones. Each lookup is hashed or indexed; a scan per bone,
-//! name, motion, scene or mesh took from 12 s to a minute on these inputs.
+//! motions naming a bone it lacks, 20,000 skills naming one CFP of 1 MB, a DMF save of 65,000
+//! keyed scenes, and 3,000 small meshes laid out for skinning on 65,535 bones. Each lookup is
+//! hashed or indexed (each CFP read and decoded once); a scan per bone, name, motion, scene or
+//! mesh took from 12 s to a minute on these inputs, and a CFP read per skill about 5 minutes.
 //!
 //! Each test guards its path with a wall-clock cap of the kind a hang trips: about ten times
 //! what the path takes in a debug build on a 2-core machine shared with other builds, and far
@@ -471,6 +472,264 @@ fn motions_find_bones_exactly_else_ignoring_case() {
     assert_eq!(at("ARM"), [rest, rest, moved]);
     assert_eq!(at("arm"), [rest, moved, rest]);
     assert_eq!(at("Arm"), [rest, moved, rest]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skills sharing one CFP
+// ---------------------------------------------------------------------------------------------
+
+/// Counts of a CFP of about 1 MB: 100,000 translations and 175,000 rotations, 1,000,000 values.
+const SHARED_T: u32 = 100_000;
+const SHARED_R: u32 = 175_000;
+const SHARED_PATH: &str = "xskill-shared.cfp";
+
+/// One skill of a generated file: its counts, and the offsets its one motion (on bone `arm`,
+/// two frames of translations and rotations) reads.
+struct SharedSkill {
+    translations: u32,
+    rotations: u32,
+    translation_offset: u32,
+    rotation_offset: u32,
+}
+
+/// A CMX text of skills `s0`, `s1`, ... all naming the animation `xskill-shared`.
+fn shared_skills_cmx(skills: &[SharedSkill]) -> Vec<u8> {
+    let mut out = String::with_capacity(skills.len() * 96 + 64);
+    out.push_str(HEADER);
+    out.push_str(&format!("0\r\n0\r\n{}\r\n", skills.len()));
+    for (j, s) in skills.iter().enumerate() {
+        out.push_str(&format!(
+            "s{j}\r\nxskill-shared\r\n66\r\n0\r\n0\r\n{}\r\n{}\r\n1\r\narm\r\n2\r\n66\r\n1\r\n1\r\n{}\r\n{}\r\n0\r\n0\r\n",
+            s.translations, s.rotations, s.translation_offset, s.rotation_offset
+        ));
+    }
+    out.into_bytes()
+}
+
+/// The shared CFP: smooth translations and rotations (of length, not unit), written with the
+/// tools' tolerance of 0.001, so nearly every value is a one-byte delta.
+fn shared_cfp() -> &'static [u8] {
+    static CFP: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    CFP.get_or_init(|| {
+        let translations: Vec<[f32; 3]> = (0..SHARED_T)
+            .map(|i| {
+                let a = i as f32 * 0.001;
+                [a.sin(), (a * 0.7).cos(), 0.5 + a * 0.001]
+            })
+            .collect();
+        let rotations: Vec<[f32; 4]> = (0..SHARED_R)
+            .map(|i| {
+                let a = i as f32 * 0.0005;
+                [
+                    0.3 * a.sin(),
+                    0.2 + 0.1 * (a * 0.8).cos(),
+                    0.1 * (a * 0.6).cos(),
+                    0.9 + 0.05 * (a * 0.4).sin(),
+                ]
+            })
+            .collect();
+        cfp::encode_skill(&translations, &rotations, Some(0.001))
+    })
+}
+
+/// The skeleton the shared skills play on: a root and its child `arm`.
+fn arm() -> Model {
+    Model::load(
+        &skeleton_cmx(&[("root", "NULL"), ("arm", "root")]),
+        &cmx_options(),
+    )
+    .unwrap()
+}
+
+fn shared_fs(skill_file: Vec<u8>) -> MemoryFs {
+    let mut fs = MemoryFs::default();
+    fs.files.insert("skills.cmx".into(), skill_file);
+    fs.files.insert(SHARED_PATH.into(), shared_cfp().to_vec());
+    fs
+}
+
+fn cfp_reads(fs: &MemoryFs) -> usize {
+    fs.asked
+        .borrow()
+        .iter()
+        .filter(|p| *p == SHARED_PATH)
+        .count()
+}
+
+/// `n` skills that all ask the shared CFP for its own counts, skill `j` reading from
+/// translation `7j mod 99,999` and rotation `11j mod 174,999`.
+fn fitting_skills(n: usize) -> Vec<SharedSkill> {
+    (0..n as u32)
+        .map(|j| SharedSkill {
+            translations: SHARED_T,
+            rotations: SHARED_R,
+            translation_offset: (7 * j) % (SHARED_T - 1),
+            rotation_offset: (11 * j) % (SHARED_R - 1),
+        })
+        .collect()
+}
+
+#[test]
+fn skills_naming_one_cfp_read_and_decode_it_once() {
+    const SKILLS: usize = 20_000;
+    let cfp_bytes = shared_cfp();
+    assert!(
+        (900_000..1_100_000).contains(&cfp_bytes.len()),
+        "{}",
+        cfp_bytes.len()
+    );
+    assert_eq!(
+        cfp::count_values(cfp_bytes).unwrap(),
+        (3 * SHARED_T + 4 * SHARED_R) as usize
+    );
+    let skeleton = arm();
+    let skill_file = shared_skills_cmx(&fitting_skills(SKILLS));
+    let fs = shared_fs(skill_file.clone());
+    let options = LoadOptions {
+        io: Some(&fs),
+        ..LoadOptions::default()
+    };
+    // Wall-clock cap: 0.7 s in a debug build here; reading and decoding the CFP per skill took
+    // 14 s in a release build for 1,000 of these skills, so about 5 minutes for 20,000.
+    let model = capped(
+        "adding 20,000 skills of one CFP",
+        Duration::from_secs(20),
+        || skeleton.with_skills_file("skills.cmx", &options).unwrap(),
+    );
+    assert_eq!(cfp_reads(&fs), 1);
+    assert_eq!(model.animations().len(), SKILLS);
+    assert_eq!(model.frames().len(), 1 + 2 * SKILLS);
+    let last = &model.animations()[SKILLS - 1];
+    assert_eq!(last.name.to_string(), "s19999");
+    assert_eq!((last.first_frame, last.frame_count), (1 + 2 * 19_999, 2));
+    assert_eq!(
+        model.frames()[1 + 2 * 12_345 + 1].name.to_string(),
+        "s12345 1"
+    );
+    // Each skill's frames are the ones it gives alone, played from the CFP decoded for it.
+    let character = cmx::parse_text(&skill_file).unwrap();
+    for j in [0, 1, 12_345, SKILLS - 1] {
+        let (_, poses, _) = cmx::skill_frames(&skeleton, &character, j, cfp_bytes).unwrap();
+        let first = 1 + 2 * j;
+        let added = [
+            model.skeleton().frame_poses(first).unwrap(),
+            model.skeleton().frame_poses(first + 1).unwrap(),
+        ]
+        .concat();
+        assert_eq!(added, poses, "skill {j}");
+    }
+    // Skill 12,345 reads translation 86,415 (and 86,416) of the CFP: x, y and z of the arm.
+    let (translations, _) =
+        cfp::decode_skill(cfp_bytes, SHARED_T as usize, SHARED_R as usize).unwrap();
+    let moved = model.skeleton().frame_poses(1 + 2 * 12_345).unwrap()[1].translation();
+    assert_eq!(moved, translations[86_415]);
+    assert!((moved[0] - 86.415f32.sin()).abs() < 0.002, "{moved:?}");
+    assert_eq!(
+        model.skeleton().frame_poses(1 + 2 * 12_345).unwrap()[0].translation(),
+        [0.0, 0.001, 0.0]
+    );
+}
+
+#[test]
+fn a_skill_whose_counts_the_shared_cfp_does_not_give_fails_at_that_skill() {
+    const SKILLS: usize = 20_000;
+    let skeleton = arm();
+    // The last skill declares one translation more than the CFP gives.
+    let mut skills = fitting_skills(SKILLS);
+    skills[SKILLS - 1].translations += 1;
+    let fs = shared_fs(shared_skills_cmx(&skills));
+    let options = LoadOptions {
+        io: Some(&fs),
+        ..LoadOptions::default()
+    };
+    // Wall-clock cap as above: the skills before it are added as in the test above.
+    let e = capped(
+        "refusing the last of 20,000 skills",
+        Duration::from_secs(20),
+        || {
+            skeleton
+                .with_skills_file("skills.cmx", &options)
+                .unwrap_err()
+        },
+    );
+    assert_eq!(cfp_reads(&fs), 1);
+    assert_eq!(e.code(), ErrorCode::Truncated);
+    assert_eq!(e.offset(), Some(shared_cfp().len() as u64));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{SHARED_PATH}: skill s19999: the stream ends after 1000000 of 1000003 values at byte {:#x}",
+            shared_cfp().len()
+        )
+    );
+
+    // The first skill's counts do not fit: it fails there, with the CFP read once.
+    let mut skills = fitting_skills(3);
+    skills[0].rotations -= 1;
+    let fs = shared_fs(shared_skills_cmx(&skills));
+    let options = LoadOptions {
+        io: Some(&fs),
+        ..LoadOptions::default()
+    };
+    let e = skeleton
+        .with_skills_file("skills.cmx", &options)
+        .unwrap_err();
+    assert_eq!(cfp_reads(&fs), 1);
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{SHARED_PATH}: skill s0: ")),
+        "{e}"
+    );
+}
+
+#[test]
+fn one_cfp_decoded_for_many_counts_takes_its_room_from_the_limit() {
+    const SKILLS: usize = 20_000;
+    const LIMIT: u64 = 32 << 20;
+    let skeleton = arm();
+    // Every skill asks the CFP for other counts that it gives too (3t + 4r is the same): each
+    // is decoded once more, and its 4 MB of values are held while the skills are added.
+    let skills: Vec<SharedSkill> = (0..SKILLS as u32)
+        .map(|j| SharedSkill {
+            translations: SHARED_T - 4 * j,
+            rotations: SHARED_R + 3 * j,
+            translation_offset: 0,
+            rotation_offset: 0,
+        })
+        .collect();
+    let fs = shared_fs(shared_skills_cmx(&skills));
+    let options = LoadOptions {
+        io: Some(&fs),
+        max_bytes: LIMIT,
+        ..LoadOptions::default()
+    };
+    // Wall-clock cap: 2 s in a debug build here; decoding the CFP afresh for each skill took
+    // 14 s in a release build for 1,000 skills, so about 5 minutes for 20,000.
+    let e = capped(
+        "decoding one CFP for 20,000 counts",
+        Duration::from_secs(20),
+        || {
+            skeleton
+                .with_skills_file("skills.cmx", &options)
+                .unwrap_err()
+        },
+    );
+    assert_eq!(cfp_reads(&fs), 1);
+    // Skill m fits while the CFP, the values of the m skills before it and its own 8 bytes a
+    // value while decoding (with its frames, and the skeleton) fit the limit.
+    let values = 3 * SHARED_T as u64 + 4 * SHARED_R as u64;
+    let m = (LIMIT - shared_cfp().len() as u64 - 8 * values) / (4 * values) + 1;
+    assert!((4..10).contains(&m), "{m}");
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    // Each skill takes 17 lines, after 5 of header and counts.
+    assert_eq!(e.line(), Some(6 + 17 * m as u32), "{e}");
+    let head = format!(
+        "skills.cmx line {}: skill s{m}: 2 frames of 2 bones and {values} values need {} bytes, more than ",
+        6 + 17 * m,
+        8 * values + 2 * 2 * 48
+    );
+    assert!(e.to_string().starts_with(&head), "{e}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
 use crate::name_index::NameIndex;
 
-pub(crate) use skill::{BoneNames, skill_events};
+pub(crate) use skill::{BoneNames, SkillValues, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
 pub use write::{DEFAULT_SKELETON_NAME, write_bcf, write_character, write_cmx};

@@ -14,6 +14,8 @@
 //! transpose); on the corpus a walk cycle then keeps the lowest point of the feet within 0.1 of
 //! the floor on every frame, where the textbook `R(q)` lifts them above 2.
 
+use std::borrow::Borrow;
+
 use glam::Quat;
 
 use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
@@ -132,7 +134,7 @@ pub fn skill_frames(
         ))
     })?;
     let max_bytes = LoadOptions::default().max_bytes_for(cfp.len());
-    sample(&BoneNames::new(skeleton), s, max_bytes, || {
+    sample(&BoneNames::new(skeleton), s, max_bytes, false, || {
         cfp::decode_skill(cfp, s.translation_count as usize, s.rotation_count as usize)
             .map_err(|e| e.within(format!("CFP {} of skill {}", s.animation, s.name)))
     })
@@ -144,25 +146,28 @@ pub(crate) type SkillValues = (Vec<[f32; 3]>, Vec<[f32; 4]>);
 impl Skill {
     /// [`skill_frames`] for this skill on the skeleton of `names`, with the CFP's values from
     /// `values`, which is called only once the skill is known to fit the skeleton and
-    /// `max_bytes` (the most its poses and the values decoded for them may take).
-    pub(crate) fn sample(
+    /// `max_bytes`: the most its poses and, unless `values_held` (decoded already, for another
+    /// skill, and counted where they are held), the values decoded for them may take.
+    pub(crate) fn sample<V: Borrow<SkillValues>>(
         &self,
         names: &BoneNames<'_>,
         max_bytes: u64,
-        values: impl FnOnce() -> Result<SkillValues>,
+        values_held: bool,
+        values: impl FnOnce() -> Result<V>,
     ) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
-        sample(names, self, max_bytes, values)
+        sample(names, self, max_bytes, values_held, values)
     }
 }
 
 /// What one decoded CFP value costs in memory: as a stream, then in its group.
 const BYTES_PER_VALUE: u64 = 2 * std::mem::size_of::<f32>() as u64;
 
-fn sample(
+fn sample<V: Borrow<SkillValues>>(
     names: &BoneNames<'_>,
     s: &Skill,
     max_bytes: u64,
-    values: impl FnOnce() -> Result<SkillValues>,
+    values_held: bool,
+    values: impl FnOnce() -> Result<V>,
 ) -> Result<(Vec<Frame>, Vec<Mat3x4>, Animation)> {
     let skeleton = names.model();
     let rest = skeleton
@@ -196,16 +201,25 @@ fn sample(
     // The CFP's values are decoded whole, as a stream and then by group, before any frame is
     // made; they count too, since a skill may declare far more values than its motions read
     // (a few bytes of repeat codes give them).
-    let value_bytes = s.value_count().saturating_mul(BYTES_PER_VALUE);
+    let value_bytes = if values_held {
+        0
+    } else {
+        s.value_count().saturating_mul(BYTES_PER_VALUE)
+    };
     let need = pose_bytes.saturating_add(value_bytes);
     if need > max_bytes {
+        let values = if values_held {
+            String::new()
+        } else {
+            format!(" and {} values", s.value_count())
+        };
         return Err(Error::limit(format!(
-            "skill {}: {frame_count} frames of {nb} bones and {} values need {need} bytes, more than {max_bytes}",
+            "skill {}: {frame_count} frames of {nb} bones{values} need {need} bytes, more than {max_bytes}",
             s.name,
-            s.value_count()
         )));
     }
-    let (translations, rotations) = values()?;
+    let values = values()?;
+    let (translations, rotations) = values.borrow();
     let unit = |index: usize| -> Result<Quat> {
         let q = rotations
             .get(index)
