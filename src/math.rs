@@ -17,6 +17,31 @@ pub fn in_range(v: f64) -> bool {
     v.abs() <= f64::from(MAX_MAGNITUDE)
 }
 
+/// `a * b` for the rows of two 3x4 affine matrices (as [`Mat3x4`] holds them), in any float
+/// type: f32 for posing, f64 where a check must not overflow.
+#[inline]
+pub(crate) fn mul_rows<T>(a: &[T; 12], b: &[T; 12]) -> [T; 12]
+where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+{
+    let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] = *a;
+    let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *b;
+    [
+        a0 * b0 + a1 * b4 + a2 * b8,
+        a0 * b1 + a1 * b5 + a2 * b9,
+        a0 * b2 + a1 * b6 + a2 * b10,
+        a0 * b3 + a1 * b7 + a2 * b11 + a3,
+        a4 * b0 + a5 * b4 + a6 * b8,
+        a4 * b1 + a5 * b5 + a6 * b9,
+        a4 * b2 + a5 * b6 + a6 * b10,
+        a4 * b3 + a5 * b7 + a6 * b11 + a7,
+        a8 * b0 + a9 * b4 + a10 * b8,
+        a8 * b1 + a9 * b5 + a10 * b9,
+        a8 * b2 + a9 * b6 + a10 * b10,
+        a8 * b3 + a9 * b7 + a10 * b11 + a11,
+    ]
+}
+
 /// Rows of a 3x4 affine matrix acting on column vectors (DPM's layout):
 /// `x' = m[0]x + m[1]y + m[2]z + m[3]`, `y' = m[4]x + ... + m[7]`, `z' = m[8]x + ... + m[11]`.
 #[repr(C)]
@@ -71,23 +96,8 @@ impl Mat3x4 {
     /// `self * other`: apply `other` first, as a parent concatenated with a child.
     #[inline]
     pub fn mul(&self, other: &Mat3x4) -> Mat3x4 {
-        let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] = self.m;
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = other.m;
         Mat3x4 {
-            m: [
-                a0 * b0 + a1 * b4 + a2 * b8,
-                a0 * b1 + a1 * b5 + a2 * b9,
-                a0 * b2 + a1 * b6 + a2 * b10,
-                a0 * b3 + a1 * b7 + a2 * b11 + a3,
-                a4 * b0 + a5 * b4 + a6 * b8,
-                a4 * b1 + a5 * b5 + a6 * b9,
-                a4 * b2 + a5 * b6 + a6 * b10,
-                a4 * b3 + a5 * b7 + a6 * b11 + a7,
-                a8 * b0 + a9 * b4 + a10 * b8,
-                a8 * b1 + a9 * b5 + a10 * b9,
-                a8 * b2 + a9 * b6 + a10 * b10,
-                a8 * b3 + a9 * b7 + a10 * b11 + a11,
-            ],
+            m: mul_rows(&self.m, &other.m),
         }
     }
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use glam::Quat;
 
 use crate::error::{Error, Result};
-use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range, mul_rows};
 use crate::model::{Bone, Frame};
 
 /// A rotation and a translation: `rotation` a unit quaternion `(x, y, z, w)`.
@@ -305,7 +305,7 @@ pub(crate) fn first_chained_out_of_range(
     for (b, bone) in bones.iter().enumerate() {
         let local = local(b)?.m.map(f64::from);
         let chained = match usize::try_from(bone.parent).ok().and_then(|p| model.get(p)) {
-            Some(parent) => mul_wide(parent, &local),
+            Some(parent) => mul_rows(parent, &local),
             None => local,
         };
         if let Some(&v) = chained.iter().find(|&&v| !in_range(v)) {
@@ -314,26 +314,6 @@ pub(crate) fn first_chained_out_of_range(
         *model.get_mut(b)? = chained;
     }
     None
-}
-
-/// `a * b` in f64, the rows of 3x4 affine matrices as [`Mat3x4::mul`] has them.
-fn mul_wide(a: &[f64; 12], b: &[f64; 12]) -> [f64; 12] {
-    let [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] = *a;
-    let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *b;
-    [
-        a0 * b0 + a1 * b4 + a2 * b8,
-        a0 * b1 + a1 * b5 + a2 * b9,
-        a0 * b2 + a1 * b6 + a2 * b10,
-        a0 * b3 + a1 * b7 + a2 * b11 + a3,
-        a4 * b0 + a5 * b4 + a6 * b8,
-        a4 * b1 + a5 * b5 + a6 * b9,
-        a4 * b2 + a5 * b6 + a6 * b10,
-        a4 * b3 + a5 * b7 + a6 * b11 + a7,
-        a8 * b0 + a9 * b4 + a10 * b8,
-        a8 * b1 + a9 * b5 + a10 * b9,
-        a8 * b2 + a9 * b6 + a10 * b10,
-        a8 * b3 + a9 * b7 + a10 * b11 + a11,
-    ]
 }
 
 /// Raises each bone's `most` (squared stretch, squared origin) to its poses' in the frame-major
