@@ -3,6 +3,8 @@
 //! Rotations blend as hemisphere-aligned, normalised quaternions; translations and scale
 //! linearly. A single frame is copied, so weight 1 reproduces the file's own matrices exactly.
 
+use std::cell::Cell;
+
 use glam::Quat;
 
 use crate::error::{Error, Result};
@@ -29,6 +31,13 @@ fn check_bone_count(model: &Model, got: usize, what: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+thread_local! {
+    /// Each thread's f64 model-space poses for checking caller-made local poses, kept from call
+    /// to call as skinning keeps its table, so that posing allocates only when a thread first
+    /// meets a skeleton larger than it has room for.
+    static CHAIN_WORK: Cell<Vec<[f64; 12]>> = const { Cell::new(Vec::new()) };
 }
 
 /// Refuses a caller's root matrix with a value that is not finite or beyond [`MAX_MAGNITUDE`]:
@@ -193,10 +202,15 @@ impl Model {
         check_bone_count(self, out.len(), "the output")?;
         check_root(root)?;
         // The local poses are the caller's: held to the rule a file's frames are, so that
-        // skinning with the result stays finite; checked before `out` is written.
-        let mut work = vec![[0.0f64; 12]; local.len()];
+        // skinning with the result stays finite; checked before `out` is written, in the
+        // thread's work space (see CHAIN_WORK).
+        let mut work = CHAIN_WORK.try_with(Cell::take).unwrap_or_default();
+        work.resize(local.len(), [0.0; 12]);
         let at = |b: usize| local.get(b).copied();
-        if let Some((b, v)) = first_chained_out_of_range(self.bones(), at, &mut work) {
+        let found = first_chained_out_of_range(self.bones(), at, &mut work);
+        // After the thread's destructors the space is dropped with the call.
+        let _ = CHAIN_WORK.try_with(|c| c.set(work));
+        if let Some((b, v)) = found {
             return Err(Error::invalid_argument(format!(
                 "bone {b}: the local poses chained through the parents hold {v:e}, beyond \
                  {MAX_MAGNITUDE:e}"
