@@ -4,6 +4,8 @@
 #![cfg(unix)]
 
 // Only its hand-written doll is used here.
+mod sims_fixtures;
+use sims_fixtures::{TINY_SKELETON, nod, nod_cfp};
 mod memory_fs;
 use memory_fs::MemoryFs;
 #[allow(unused_imports)]
@@ -14,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use mm2_fixtures::{doll_mod, doll_skel};
 use ossa::synth::TubeRig;
-use ossa::{ErrorCode, Format, LoadOptions, Model, cfp, dpm};
+use ossa::{ErrorCode, Format, LoadOptions, Model, dpm};
 
 /// A line no model file holds: found in a message, it came from the file outside.
 const SECRET: &str = "root:x:0:0:ossa-outside-secret:/root:/bin/sh";
@@ -142,108 +144,27 @@ fn a_skel_linking_to_a_foreign_file_does_not_show_its_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A Sims skeleton of three bones (ROOT, CHEST, HEAD), and a skill file whose one skill, `nod`,
-/// plays `ANIMATION`.cfp on CHEST and HEAD.
-const SKELETON: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-1
-tiny
-3
-ROOT
-NULL
-0
-| 0 3 0 |
-| 0 0 0 1 |
-1
-1
-0
-0
-0
-CHEST
-ROOT
-0
-| 0 1 0 |
-| 0 0 0 1 |
-0
-1
-1
-0
-0
-HEAD
-CHEST
-0
-| 0 1 0 |
-| 0 0.7071068 0 0.7071068 |
-0
-1
-1
-0
-0
-0
-0
-";
-
-const SKILL: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-0
-0
-1
-nod
-ANIMATION
-133
-0
-0
-2
-4
-2
-HEAD
-4
-133
-0
-1
--1
-0
-0
-0
-CHEST
-2
-133
-1
-0
-0
--1
-0
-0
-";
-
-/// The skill's CFP: CHEST translations (2), HEAD rotations (4).
-fn skill_cfp() -> Vec<u8> {
-    let t = [[0.0, 1.0, 0.0], [0.0, 1.2, 0.1]];
-    let r: Vec<[f32; 4]> = (0..4)
-        .map(|i| {
-            let a = i as f32 * 0.2;
-            [0.0, a.sin(), 0.0, a.cos()]
-        })
-        .collect();
-    cfp::encode_skill(&t, &r, None)
+/// The nod skill on CHEST and HEAD, playing `ANIMATION`.cfp.
+fn skill() -> String {
+    nod("nod", "ANIMATION", "CHEST")
 }
 
 #[test]
 fn a_skill_through_a_linked_directory_is_refused() {
     let dir = scratch("skill");
     let skeleton = Model::load(
-        SKELETON.as_bytes(),
+        TINY_SKELETON.as_bytes(),
         &LoadOptions {
             format: Format::SimsCmx,
             ..LoadOptions::default()
         },
     )
     .unwrap();
-    std::fs::write(dir.join("outside/xskill-nod.cfp"), skill_cfp()).unwrap();
+    std::fs::write(dir.join("outside/xskill-nod.cfp"), nod_cfp()).unwrap();
     symlink(dir.join("outside"), dir.join("base/anims")).unwrap();
     std::fs::write(
         dir.join("base/nod.cmx"),
-        SKILL.replace("ANIMATION", "anims/xskill-nod"),
+        skill().replace("ANIMATION", "anims/xskill-nod"),
     )
     .unwrap();
     let message = refused(skeleton.with_skills_file(dir.join("base/nod.cmx"), &in_base(&dir)));
@@ -254,7 +175,7 @@ fn a_skill_through_a_linked_directory_is_refused() {
     // The same directory really inside the base: the skill is added.
     std::fs::remove_file(dir.join("base/anims")).unwrap();
     std::fs::create_dir(dir.join("base/anims")).unwrap();
-    std::fs::write(dir.join("base/anims/xskill-nod.cfp"), skill_cfp()).unwrap();
+    std::fs::write(dir.join("base/anims/xskill-nod.cfp"), nod_cfp()).unwrap();
     let model = skeleton
         .with_skills_file(dir.join("base/nod.cmx"), &in_base(&dir))
         .unwrap();
@@ -288,10 +209,10 @@ fn the_model_itself_must_resolve_inside_the_base() {
         "{message}"
     );
     // Skills the same.
-    std::fs::write(dir.join("outside/nod.cmx"), SKILL).unwrap();
+    std::fs::write(dir.join("outside/nod.cmx"), skill()).unwrap();
     symlink(dir.join("outside/nod.cmx"), dir.join("base/nod.cmx")).unwrap();
     let skeleton = Model::load(
-        SKELETON.as_bytes(),
+        TINY_SKELETON.as_bytes(),
         &LoadOptions {
             format: Format::SimsCmx,
             ..LoadOptions::default()
@@ -372,7 +293,7 @@ fn names_outside_never_reach_the_callers_filesystem() {
     let dpm = tube_dpm();
     let mut fs = MemoryFs::default();
     fs.files.insert("models/tube.dpm".into(), dpm.clone());
-    fs.files.insert("nod.cmx".into(), SKILL.into());
+    fs.files.insert("nod.cmx".into(), skill().into());
     let through = LoadOptions {
         io: Some(&fs),
         ..LoadOptions::default()
@@ -382,7 +303,7 @@ fn names_outside_never_reach_the_callers_filesystem() {
         ..through.clone()
     };
     let skeleton = Model::load(
-        SKELETON.as_bytes(),
+        TINY_SKELETON.as_bytes(),
         &LoadOptions {
             format: Format::SimsCmx,
             ..LoadOptions::default()
@@ -405,7 +326,7 @@ fn names_outside_never_reach_the_callers_filesystem() {
         let e = skeleton.with_skills_file(&cmx, &through).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidArgument, "{cmx}: {e}");
         let e = skeleton
-            .with_skills(SKILL.as_bytes(), &named(&cmx))
+            .with_skills(skill().as_bytes(), &named(&cmx))
             .unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidArgument, "{cmx}: {e}");
         // A DPM whose name is absolute is loaded with it from memory only without io.

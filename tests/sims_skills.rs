@@ -6,6 +6,8 @@
 //! The corpus tests serve the corpus under the game's own names (`characters/adult-idle1.cmx`,
 //! `characters/xskill-A2O-idle1.cfp`) and skip when it is absent; the hand-made tests need none.
 
+mod sims_fixtures;
+use sims_fixtures::{TINY_SKELETON, nod, nod_cfp};
 mod memory_fs;
 use memory_fs::MemoryFs;
 mod corpus;
@@ -14,7 +16,6 @@ use corpus::corpus_subdir;
 
 use std::path::{Path, PathBuf};
 
-use ossa::format::cfp;
 use ossa::format::cmx;
 use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 
@@ -81,99 +82,6 @@ fn failure(result: ossa::Result<Model>) -> (ErrorCode, String) {
 // ---------------------------------------------------------------------------------------------
 // Hand-made files: a three-bone skeleton and a skill that nods its head
 // ---------------------------------------------------------------------------------------------
-
-/// A version 300 CMX: a three-bone skeleton (ROOT, CHEST, HEAD), no skills.
-const TINY_SKELETON: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-1
-tiny
-3
-ROOT
-NULL
-0
-| 0 3 0 |
-| 0 0 0 1 |
-1
-1
-0
-0
-0
-CHEST
-ROOT
-0
-| 0 1 0 |
-| 0 0 0 1 |
-0
-1
-1
-0
-0
-HEAD
-CHEST
-0
-| 0 1 0 |
-| 0 0.7071068 0 0.7071068 |
-0
-1
-1
-0
-0
-0
-0
-";
-
-/// A skill file with one skill, `NAME` playing `ANIMATION`.cfp: HEAD turns for 4 frames while
-/// BONE (CHEST) moves for 2, over 133 ms.
-const NOD: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-0
-0
-1
-NAME
-ANIMATION
-133
-0
-0
-2
-4
-2
-HEAD
-4
-133
-0
-1
--1
-0
-0
-0
-BONE
-2
-133
-1
-0
-0
--1
-0
-0
-";
-
-fn nod(name: &str, animation: &str, bone: &str) -> String {
-    NOD.replace("NAME", name)
-        .replace("ANIMATION", animation)
-        .replace("BONE", bone)
-}
-
-/// The nod skill's CFP: CHEST translations (2), HEAD rotations (4, turning about y).
-fn nod_cfp() -> Vec<u8> {
-    let t = [[0.0, 1.0, 0.0], [0.0, 1.2, 0.1]];
-    let r: Vec<[f32; 4]> = (0..4)
-        .map(|i| {
-            let a = i as f32 * 0.2;
-            [0.0, a.sin(), 0.0, a.cos()]
-        })
-        .collect();
-    cfp::encode_skill(&t, &r, None)
-}
 
 /// A mesh of one triangle on HEAD, in HEAD's space.
 const HEAD_SKN: &str = "head-mesh

@@ -1,0 +1,98 @@
+//! Hand-made Sims files shared by the skill and link tests: a three-bone skeleton (ROOT, CHEST,
+//! HEAD) and a skill that nods its head, with its CFP.
+#![allow(dead_code)]
+
+use ossa::cfp;
+
+/// A version 300 CMX: a three-bone skeleton (ROOT, CHEST, HEAD), no skills.
+pub const TINY_SKELETON: &str = "// Character File. Copyright 1997, Maxis Inc.
+version 300
+1
+tiny
+3
+ROOT
+NULL
+0
+| 0 3 0 |
+| 0 0 0 1 |
+1
+1
+0
+0
+0
+CHEST
+ROOT
+0
+| 0 1 0 |
+| 0 0 0 1 |
+0
+1
+1
+0
+0
+HEAD
+CHEST
+0
+| 0 1 0 |
+| 0 0.7071068 0 0.7071068 |
+0
+1
+1
+0
+0
+0
+0
+";
+
+/// A skill file with one skill, `NAME` playing `ANIMATION`.cfp: HEAD turns for 4 frames while
+/// BONE (CHEST) moves for 2, over 133 ms.
+pub const NOD: &str = "// Character File. Copyright 1997, Maxis Inc.
+version 300
+0
+0
+1
+NAME
+ANIMATION
+133
+0
+0
+2
+4
+2
+HEAD
+4
+133
+0
+1
+-1
+0
+0
+0
+BONE
+2
+133
+1
+0
+0
+-1
+0
+0
+";
+
+pub fn nod(name: &str, animation: &str, bone: &str) -> String {
+    NOD.replace("NAME", name)
+        .replace("ANIMATION", animation)
+        .replace("BONE", bone)
+}
+
+/// The nod skill's CFP: CHEST translations (2), HEAD rotations (4, turning about y).
+pub fn nod_cfp() -> Vec<u8> {
+    let t = [[0.0, 1.0, 0.0], [0.0, 1.2, 0.1]];
+    let r: Vec<[f32; 4]> = (0..4)
+        .map(|i| {
+            let a = i as f32 * 0.2;
+            [0.0, a.sin(), 0.0, a.cos()]
+        })
+        .collect();
+    cfp::encode_skill(&t, &r, None)
+}
