@@ -22,6 +22,8 @@ mod sidecar;
 mod skills;
 pub mod skin;
 pub mod synth;
+#[cfg(feature = "gltf")]
+pub mod textures;
 
 pub use error::{Detail, Error, ErrorCode, Result};
 pub use format::{Format, LoadOptions, Report, cfp, cmx, dmf, dpm, mm2, sims_mesh, skm, validate};
