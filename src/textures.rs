@@ -452,7 +452,7 @@ impl<'a> Finder<'a> {
             let Some(material) = model.materials().get(m as usize) else {
                 self.warnings.push(format!(
                     "mesh {k} {:?}: material {m} is not among the model's {}",
-                    mesh.name(),
+                    mesh.name().to_string_lossy(),
                     model.materials().len()
                 ));
                 out.push(None);
@@ -532,7 +532,11 @@ impl<'a> Finder<'a> {
             // An MM2 material without a texture gives its own name as the shader: not finding
             // an image of that name is no news.
             let quiet = search == Search::Mm2 && mesh.shader() == mesh.name();
-            let user = format!("mesh {k} {:?}", mesh.name());
+            let user = if mesh.name().is_empty() {
+                format!("mesh {k}")
+            } else {
+                format!("mesh {k} {:?}", mesh.name().to_string_lossy())
+            };
             out.push(self.lookup(&name, search, &user, quiet));
         }
         out
