@@ -42,7 +42,7 @@ use std::io::Cursor;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
 use crate::error::{Error, ErrorCode};
-use crate::format::Format;
+use crate::format::{DEFAULT_MAX_BYTES, Format};
 use crate::io::{FileSystem, is_contained, read_contained_at_most};
 use crate::model::Model;
 
@@ -95,12 +95,18 @@ pub struct ModelTextures {
 ///
 /// `files`: the filesystem the model was read from and its path there (`dir/file.dpm`), so that
 /// files beside it can be found; without it only textures the model carries are found.
-/// `max_bytes`: the most bytes read and decoded in all (file sizes plus decoded RGBA sizes).
+/// `max_bytes`: the most bytes read and decoded in all (file sizes plus decoded RGBA sizes); 0
+/// is [`DEFAULT_MAX_BYTES`], as for loading.
 pub fn find_textures(
     model: &Model,
     files: Option<(&dyn FileSystem, &str)>,
     max_bytes: u64,
 ) -> ModelTextures {
+    let max_bytes = if max_bytes == 0 {
+        DEFAULT_MAX_BYTES
+    } else {
+        max_bytes
+    };
     let mut finder = Finder::new(files, max_bytes);
     let search = Search::of(model.format());
     let mesh_images = match search {

@@ -609,6 +609,17 @@ fn an_image_declaring_30000_squared_pixels_is_refused_without_allocating_them() 
         .iter()
         .sum();
     assert!(peak < counting_alloc::budget(read), "{peak} bytes of heap");
+
+    // No limit given (0) is loading's default of 1 GiB, which refuses it too.
+    let (t, peak) = counting_alloc::peak_of(|| find_textures(&model, Some((&fs, "m.dpm")), 0));
+    assert_eq!(t.mesh_images, [None, None]);
+    let left = (1u64 << 30) - fs.files["big.tga"].len() as u64;
+    assert!(
+        warned(&t, &["big.tga", &format!("more than the {left} bytes")]),
+        "{:?}",
+        t.warnings
+    );
+    assert!(peak < counting_alloc::budget(read), "{peak} bytes of heap");
 }
 
 #[test]
