@@ -62,6 +62,13 @@ impl Model {
             Format::Mm2Mod => mm2::write_mod(self),
             Format::Dmf => dmf::write_binary(self),
             Format::DmfJson => dmf::write_json(self),
+            #[cfg(feature = "gltf")]
+            Format::Glb | Format::Gltf => Ok(self
+                .export_gltf(&format::gltf::ExportOptions {
+                    binary: format == Format::Glb,
+                    ..Default::default()
+                })?
+                .bytes),
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

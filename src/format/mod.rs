@@ -12,6 +12,8 @@ pub mod cfp;
 pub mod cmx;
 pub mod dmf;
 pub mod dpm;
+#[cfg(feature = "gltf")]
+pub mod gltf;
 mod json;
 pub mod mm2;
 pub mod sims_mesh;
@@ -45,10 +47,14 @@ pub enum Format {
     Dmf = 9,
     DmfJson = 10,
     Mm2Mod = 11,
+    /// glTF 2.0, binary: one `.glb` file (saving only).
+    Glb = 12,
+    /// glTF 2.0, JSON with its buffer and images embedded as data URIs (saving only).
+    Gltf = 13,
 }
 
 impl Format {
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 14] = [
         Format::Auto,
         Format::Dpm,
         Format::Skm,
@@ -61,6 +67,8 @@ impl Format {
         Format::Dmf,
         Format::DmfJson,
         Format::Mm2Mod,
+        Format::Glb,
+        Format::Gltf,
     ];
 
     pub fn from_u32(v: u32) -> Option<Format> {
@@ -82,6 +90,8 @@ impl Format {
             Format::Dmf => "DMF",
             Format::DmfJson => "DMF JSON",
             Format::Mm2Mod => "MM2 MOD",
+            Format::Glb => "glTF binary",
+            Format::Gltf => "glTF",
         }
     }
 
@@ -109,6 +119,10 @@ impl Format {
             Format::Mm2Mod
         } else if ext(".dmf") {
             Format::Dmf
+        } else if ext(".glb") {
+            Format::Glb
+        } else if ext(".gltf") {
+            Format::Gltf
         } else {
             return None;
         })
@@ -416,6 +430,10 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
         Format::Mm2Mod => mm2::read_mod(data, checker),
         Format::Dmf => dmf::read_binary(data, checker),
         Format::DmfJson => dmf::read_json(data, checker),
+        Format::Glb | Format::Gltf => Err(Error::unsupported(format!(
+            "reading {} is not supported: ossa writes glTF",
+            format.name()
+        ))),
         Format::Auto => Err(Error::unknown_format("no format to read the data as")),
     }
 }
