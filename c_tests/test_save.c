@@ -258,6 +258,27 @@ static void test_errors(void)
         }
         fx_buf_free(&other.bytes);
     }
+    /* glTF: a GLB container (magic, version 2, its own length) and JSON; neither loads back. */
+    {
+        sink glb, gltf;
+        const uint8_t *b;
+        memset(&glb, 0, sizeof glb);
+        memset(&gltf, 0, sizeof gltf);
+        check_context("save as glTF");
+        CHECK_OK(ossa_save(model, OSSA_FORMAT_GLB, 0, collect, &glb, &err));
+        b = glb.bytes.data;
+        CHECK(glb.bytes.size > 20 && memcmp(b, "glTF", 4) == 0 && memcmp(b + 16, "JSON", 4) == 0);
+        if (glb.bytes.size > 20) {
+            CHECK_EQ_U(b[4] | b[5] << 8 | b[6] << 16 | (uint32_t)b[7] << 24, 2);
+            CHECK_EQ_U(b[8] | b[9] << 8 | b[10] << 16 | (uint32_t)b[11] << 24, glb.bytes.size);
+        }
+        CHECK_OK(ossa_save(model, OSSA_FORMAT_GLTF, 0, collect, &gltf, &err));
+        CHECK(gltf.bytes.size > 0 && gltf.bytes.data[0] == '{');
+        CHECK_STR(ossa_format_name(OSSA_FORMAT_GLB), "OSSA_FORMAT_GLB");
+        CHECK_STR(ossa_format_name(OSSA_FORMAT_GLTF), "OSSA_FORMAT_GLTF");
+        fx_buf_free(&glb.bytes);
+        fx_buf_free(&gltf.bytes);
+    }
     check_context("save as AUTO / unknown formats");
     s.calls = 0;
     r = ossa_save(model, OSSA_FORMAT_AUTO, 0, collect, &s, NULL);

@@ -164,6 +164,14 @@ enum ossa_format
    * Midtown Madness 2 text mesh; bones come from an MM2 SKEL
    */
   OSSA_FORMAT_MM2_MOD = 11,
+  /**
+   * glTF 2.0 binary (.glb); saving only
+   */
+  OSSA_FORMAT_GLB = 12,
+  /**
+   * glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
+   */
+  OSSA_FORMAT_GLTF = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1042,7 +1050,7 @@ uint32_t ossa_model_optimize(const struct ossa_model *model,
 
 /**
  * Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
- * or JSON) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
+ * or JSON, glTF binary or JSON, with every influence and the file's units) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
  * optimise the saved model first, as ossa_model_optimize does.
  *
  * # Safety

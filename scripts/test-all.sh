@@ -7,6 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The glTF checks read ossa's exports with Khronos' glTF-Validator and three.js under node; their
+# packages are pinned in interop/package-lock.json. Without node the Rust test says it skips them.
+if command -v npm >/dev/null 2>&1; then
+  [ -d interop/node_modules ] || npm ci --prefix interop --no-audit --no-fund --loglevel=error
+  node interop/selftest.mjs
+fi
+
 # Debug build: the loaders' results are checked a second time by debug assertions.
 cargo test --all-targets
 cargo build --release --lib

@@ -95,6 +95,10 @@ pub enum ossa_format {
     OSSA_FORMAT_DMF_JSON = 10,
     /// Midtown Madness 2 text mesh; bones come from an MM2 SKEL
     OSSA_FORMAT_MM2_MOD = 11,
+    /// glTF 2.0 binary (.glb); saving only
+    OSSA_FORMAT_GLB = 12,
+    /// glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
+    OSSA_FORMAT_GLTF = 13,
 }
 
 /// Optional out-parameter of the functions that load.
@@ -727,6 +731,8 @@ pub extern "C" fn ossa_format_name(format: u32) -> *const c_char {
         9 => c"OSSA_FORMAT_DMF",
         10 => c"OSSA_FORMAT_DMF_JSON",
         11 => c"OSSA_FORMAT_MM2_MOD",
+        12 => c"OSSA_FORMAT_GLB",
+        13 => c"OSSA_FORMAT_GLTF",
         _ => c"OSSA_FORMAT_UNKNOWN",
     };
     name.as_ptr()
@@ -2022,7 +2028,7 @@ fn check_optimize_flags(flags: u32) -> Result<u32> {
 }
 
 /// Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
-/// or JSON) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
+/// or JSON, glTF binary or JSON, with every influence and the file's units) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
 /// optimise the saved model first, as ossa_model_optimize does.
 ///
 /// # Safety

@@ -63,12 +63,17 @@ impl Model {
             Format::Dmf => dmf::write_binary(self),
             Format::DmfJson => dmf::write_json(self),
             #[cfg(feature = "gltf")]
-            Format::Glb | Format::Gltf => Ok(self
-                .export_gltf(&format::gltf::ExportOptions {
-                    binary: format == Format::Glb,
-                    ..Default::default()
-                })?
-                .bytes),
+            Format::Glb | Format::Gltf => {
+                // Without the file's place only what the model carries (DMF's PNGs) is embedded.
+                let textures = textures::find_textures(self, None, 0);
+                Ok(self
+                    .export_gltf(&format::gltf::ExportOptions {
+                        binary: format == Format::Glb,
+                        textures: Some(&textures),
+                        ..Default::default()
+                    })?
+                    .bytes)
+            }
             other => Err(Error::unsupported(format!(
                 "saving as {} is not supported",
                 other.name()

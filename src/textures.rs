@@ -140,7 +140,10 @@ impl Search {
             Format::Dmf | Format::DmfJson => Search::Embedded,
             Format::SimsSkn | Format::SimsBmf | Format::SimsCmx | Format::SimsBcf => Search::Sims,
             Format::Mm2Mod | Format::Mm2Skel => Search::Mm2,
-            Format::Dpm | Format::Skm | Format::Skp | Format::Auto => Search::Game,
+            // A model is never glTF today; glTF's own images will come with its reader.
+            Format::Dpm | Format::Skm | Format::Skp | Format::Auto | Format::Glb | Format::Gltf => {
+                Search::Game
+            }
         }
     }
 }

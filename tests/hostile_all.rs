@@ -205,6 +205,8 @@ fn extension(format: Format) -> &'static str {
         Format::Mm2Skel => ".skel",
         Format::Mm2Mod => ".mod",
         Format::Dmf | Format::DmfJson => ".dmf",
+        Format::Glb => ".glb",
+        Format::Gltf => ".gltf",
         Format::Auto => "",
     }
 }

@@ -275,4 +275,23 @@ pub fn optimize_save(data: &[u8]) {
             assert_eq!(again.meshes().len(), optimized.meshes().len());
         }
     }
+    // glTF: a model whose meshes have their bones exports, as one GLB whose lengths add up, and
+    // what the export measured is finite.
+    match optimized.export_gltf(&ossa::format::gltf::ExportOptions::default()) {
+        Ok(export) => {
+            let b = &export.bytes;
+            assert!(b.len() >= 20 && b.starts_with(b"glTF"));
+            let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            assert_eq!(word(8) as usize, b.len());
+            assert_eq!(&b[16..20], b"JSON");
+            let e = &export.exactness;
+            assert!(e.size.is_finite() && e.bind_max.is_finite() && e.animated_max.is_finite());
+        }
+        Err(e) => assert!(
+            (optimized.unbound().is_some() && e.code() == ErrorCode::InvalidArgument)
+                || e.code() == ErrorCode::Limit,
+            "exporting glTF: {:?}: {e}",
+            e.code()
+        ),
+    }
 }

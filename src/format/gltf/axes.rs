@@ -108,9 +108,7 @@ impl Axes {
 
 /// A native affine matrix (a pose) seen in glTF's frame: `S M S^-1` with `S` the scaled mapping.
 pub fn conjugate(axes: &Axes, scale: f32, m: &Mat3x4) -> Mat3x4 {
-    axes.matrix(scale)
-        .mul(m)
-        .mul(&axes.inverse_matrix(scale))
+    axes.matrix(scale).mul(m).mul(&axes.inverse_matrix(scale))
 }
 
 /// A pose as glTF writes it: translation, unit rotation, scale.
@@ -198,7 +196,9 @@ mod tests {
                 assert!((x - y).abs() < 1e-5, "{format:?}: {seen:?} vs {expect:?}");
             }
             let p = [0.5, -1.5, 2.5];
-            let back = a.inverse_matrix(2.0).transform_point(a.matrix(2.0).transform_point(p));
+            let back = a
+                .inverse_matrix(2.0)
+                .transform_point(a.matrix(2.0).transform_point(p));
             assert_eq!(back, p, "{format:?}");
         }
     }

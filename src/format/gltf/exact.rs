@@ -128,18 +128,16 @@ pub(crate) fn measure(
             for (v, flag) in flags.iter_mut().enumerate() {
                 let p = written.positions[v];
                 let mut lbs = [0.0f32; 3];
-                for &(joint, weight) in &written.influences[written.starts[v]..written.starts[v + 1]]
+                for &(joint, weight) in
+                    &written.influences[written.starts[v]..written.starts[v + 1]]
                 {
                     let q = skinning[joint as usize].transform_point(p);
                     for i in 0..3 {
                         lbs[i] += weight * q[i];
                     }
                 }
-                let expect = to_gltf.transform_point([
-                    native[v * 3],
-                    native[v * 3 + 1],
-                    native[v * 3 + 2],
-                ]);
+                let expect =
+                    to_gltf.transform_point([native[v * 3], native[v * 3 + 1], native[v * 3 + 2]]);
                 let distance = (0..3)
                     .map(|i| (lbs[i] - expect[i]).powi(2))
                     .sum::<f32>()

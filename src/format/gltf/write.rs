@@ -534,17 +534,18 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
                 }
             }
         }
-        let primitive_extensions = (!mappings.is_empty()).then(|| json::extensions::mesh::Primitive {
-            khr_materials_variants: Some(json::extensions::mesh::KhrMaterialsVariants {
-                mappings: mappings
-                    .into_iter()
-                    .map(|(material, variants)| json::extensions::mesh::Mapping {
-                        material,
-                        variants,
-                    })
-                    .collect(),
-            }),
-        });
+        let primitive_extensions =
+            (!mappings.is_empty()).then(|| json::extensions::mesh::Primitive {
+                khr_materials_variants: Some(json::extensions::mesh::KhrMaterialsVariants {
+                    mappings: mappings
+                        .into_iter()
+                        .map(|(material, variants)| json::extensions::mesh::Mapping {
+                            material,
+                            variants,
+                        })
+                        .collect(),
+                }),
+            });
         let mesh_index = b.root.push(json::Mesh {
             name: name_of(mesh.name()),
             primitives: vec![mesh::Primitive {
@@ -597,12 +598,13 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
                 variants: found
                     .variants
                     .iter()
-                    .map(|v| json::extensions::scene::khr_materials_variants::Variant {
-                        name: v.name.clone(),
-                    })
+                    .map(
+                        |v| json::extensions::scene::khr_materials_variants::Variant {
+                            name: v.name.clone(),
+                        },
+                    )
                     .collect(),
             }),
-            ..Default::default()
         });
         b.root
             .extensions_used
@@ -692,7 +694,15 @@ fn mesh_material(model: &Model, m: usize, image: Option<usize>) -> MaterialKey {
     MaterialKey {
         name,
         image,
-        color: own.map(|mat| mat.diffuse.map(|c| if c.is_finite() { c.clamp(0.0, 1.0) } else { 1.0 })),
+        color: own.map(|mat| {
+            mat.diffuse.map(|c| {
+                if c.is_finite() {
+                    c.clamp(0.0, 1.0)
+                } else {
+                    1.0
+                }
+            })
+        }),
     }
 }
 
@@ -887,7 +897,10 @@ fn frame_tracks(poses: &[Vec<Trs>], times: &[f32], rest: &[Trs]) -> Vec<Track> {
             let (t, v) = if constant {
                 (vec![0.0], first.to_vec())
             } else {
-                (times.to_vec(), hemisphere.iter().flat_map(|f| f.r).collect())
+                (
+                    times.to_vec(),
+                    hemisphere.iter().flat_map(|f| f.r).collect(),
+                )
             };
             tracks.push(Track {
                 node: bone as u32,
@@ -1009,10 +1022,7 @@ fn pack(mut b: Builder, binary: bool) -> Result<Vec<u8>> {
         Ok(out)
     } else {
         if bin_len > 0 {
-            let uri = format!(
-                "data:application/octet-stream;base64,{}",
-                base64(&b.bin)
-            );
+            let uri = format!("data:application/octet-stream;base64,{}", base64(&b.bin));
             b.root.push(json::Buffer {
                 byte_length: USize64(bin_len as u64),
                 name: None,
@@ -1028,8 +1038,7 @@ fn pack(mut b: Builder, binary: bool) -> Result<Vec<u8>> {
 
 /// Standard base64 with padding (RFC 4648), for the one data URI a `.gltf` carries.
 fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let n = chunk
@@ -1095,7 +1104,12 @@ mod tests {
         assert_eq!(e.unnormalised_vertices, 1);
         assert!((e.worst_weight_sum - 0.002).abs() < 1e-6);
         out.clear();
-        vertex_weights(&[inf(0, 0.5), inf(1, 0.3), inf(2, 0.2)], 2, &mut out, &mut e);
+        vertex_weights(
+            &[inf(0, 0.5), inf(1, 0.3), inf(2, 0.2)],
+            2,
+            &mut out,
+            &mut e,
+        );
         assert_eq!(out.len(), 2);
         assert!((out[0].1 - 0.625).abs() < 1e-6 && (out[1].1 - 0.375).abs() < 1e-6);
         assert_eq!((e.capped_vertices, e.most_dropped), (1, 1));
