@@ -7,6 +7,8 @@
 //! The node side needs `npm ci --prefix interop`; without it the node check says it skips,
 //! unless `OSSA_REQUIRE_INTEROP` is set (as CI sets it), when that is a failure.
 
+#![cfg(feature = "gltf")]
+
 #[path = "corpus/mod.rs"]
 mod corpus;
 #[path = "mm2_fixtures/mod.rs"]
@@ -17,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ossa::format::gltf::{Axes, EXACT_TOLERANCE, Export, ExportOptions};
+use ossa::io::DirFileSystem;
+use ossa::textures::{ModelTextures, find_textures};
 use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 use serde_json::{Value, json};
 
@@ -31,10 +35,20 @@ fn load(path: &Path) -> Model {
 }
 
 fn export(model: &Model, max_influences: usize, name: &str) -> Export {
+    export_with(model, max_influences, name, None)
+}
+
+fn export_with(
+    model: &Model,
+    max_influences: usize,
+    name: &str,
+    textures: Option<&ModelTextures>,
+) -> Export {
     model
         .export_gltf(&ExportOptions {
             max_influences,
             source_name: Some(name.to_owned()),
+            textures,
             ..Default::default()
         })
         .unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -126,8 +140,14 @@ fn sample_times(model: &Model, a: usize) -> Vec<f64> {
 }
 
 /// Writes `NAME.glb` and, beside it, `NAME.ref.json` and `NAME.ref.bin` for `interop/check.mjs`.
-fn write_case(dir: &Path, name: &str, model: &Model, max_influences: usize) -> Export {
-    let exported = export(model, max_influences, name);
+fn write_case(
+    dir: &Path,
+    name: &str,
+    model: &Model,
+    max_influences: usize,
+    textures: Option<&ModelTextures>,
+) -> Export {
+    let exported = export_with(model, max_influences, name, textures);
     let doc = glb_json(&exported.bytes);
     let four = max_influences == THREE_INFLUENCES;
     let reader = if four || model.meshes().iter().all(|m| m.max_influences() <= 4) {
@@ -243,6 +263,24 @@ fn cases() -> Vec<(String, Model)> {
     out
 }
 
+/// The generated rig as a DPM with its texture beside it as TGA, and two `.skin` variants: the
+/// first names another image (PNG), the second the same TGA.
+fn textured_tube() -> (Model, ModelTextures) {
+    let dir = scratch("textured");
+    let rig = ossa::synth::TubeRig::with_vertices(200).build().unwrap();
+    std::fs::write(dir.join("tube.dpm"), rig.save(Format::Dpm).unwrap()).unwrap();
+    let pixels: Vec<u8> = (0..4 * 2 * 4).map(|i| (i * 8) as u8).collect();
+    let image = image::RgbaImage::from_raw(4, 2, pixels).unwrap();
+    image.save(dir.join("tube.tga")).unwrap();
+    image.save(dir.join("tube_red.png")).unwrap();
+    std::fs::write(dir.join("tube.dpm_0.skin"), "textures/tube,tube_red\n").unwrap();
+    std::fs::write(dir.join("tube.dpm_1.skin"), "textures/tube,tube\n").unwrap();
+    let model = load(&dir.join("tube.dpm"));
+    let fs = DirFileSystem::new(&dir);
+    let textures = find_textures(&model, Some((&fs, "tube.dpm")), 0);
+    (model, textures)
+}
+
 /// The retail adult body on the adult skeleton, with the idle skill, under the game's names.
 fn sims_body(corpus: &Path) -> Model {
     let dir = scratch("sims");
@@ -292,15 +330,25 @@ fn node_ready() -> Option<PathBuf> {
 fn exports_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
     let dir = scratch("interop");
     let mut written = Vec::new();
+    let (tube, textures) = textured_tube();
+    assert_eq!(textures.images.len(), 2, "{:?}", textures.warnings);
+    let doc = glb_json(&write_case(&dir, "tube_textured", &tube, 0, Some(&textures)).bytes);
+    assert_eq!(doc["images"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["materials"][0]["name"], "textures/tube");
+    assert_eq!(
+        doc["extensions"]["KHR_materials_variants"]["variants"],
+        json!([{ "name": "tube.dpm_0" }, { "name": "tube.dpm_1" }])
+    );
+    written.push("tube_textured".to_owned());
     for (name, model) in cases() {
-        let full = write_case(&dir, &name, &model, 0);
+        let full = write_case(&dir, &name, &model, 0, None);
         written.push(name.clone());
         if model
             .meshes()
             .iter()
             .any(|m| m.max_influences() > THREE_INFLUENCES)
         {
-            write_case(&dir, &format!("{name}-4"), &model, THREE_INFLUENCES);
+            write_case(&dir, &format!("{name}-4"), &model, THREE_INFLUENCES, None);
             written.push(format!("{name}-4"));
         }
         eprintln!("{name}: {}", full.exactness.describe());
