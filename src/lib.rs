@@ -6,6 +6,7 @@
 //! [`capi`] (header `include/ossa.h`) is a thin layer over the same functions.
 
 pub mod animation;
+pub mod assemble;
 pub mod capi;
 mod cursor;
 pub mod error;

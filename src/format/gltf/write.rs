@@ -237,7 +237,7 @@ impl Materials {
 pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
     if model.unbound().is_some() {
         return Err(Error::invalid_argument(
-            "the model's meshes wait for a skeleton: bind them first (ossa convert --skeleton FILE)",
+            "the model's meshes wait for a skeleton: bind them to one first",
         ));
     }
     let scale = options.scale;

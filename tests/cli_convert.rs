@@ -1,0 +1,893 @@
+//! `ossa convert`, run as the built binary: output formats from extensions and `--to`, glTF
+//! options, binding with `--skeleton`, Sims suits and skills, and many inputs into a directory.
+//! Models built in code and hand-made Sims files need no corpus; the corpus tests say
+//! "skipped: corpus absent" and return when it is not there.
+
+// The glTF checks read JSON with serde_json, which comes with the glTF export.
+#![cfg(feature = "gltf")]
+
+mod corpus;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ossa::synth::TubeRig;
+use ossa::{LoadOptions, Model};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// A directory of its own under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ossa-cli-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// The files of `rel`, sorted.
+    fn listing(&self, rel: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path(rel))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What a run of `ossa` gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `ossa args...` in `dir`.
+fn ossa(dir: &TempDir, args: &[&str]) -> Run {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .args(args)
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    };
+    eprintln!(
+        "$ ossa {}\nexit {}\n{}{}",
+        args.join(" "),
+        run.code,
+        run.stdout,
+        run.stderr
+    );
+    run
+}
+
+/// A tube of `bones` bones built in code, as DPM bytes.
+fn tube_dpm(bones: u32) -> Vec<u8> {
+    let rig = TubeRig {
+        bones,
+        ..TubeRig::default()
+    };
+    ossa::dpm::write(&rig.build().unwrap()).unwrap()
+}
+
+/// The JSON chunk of a `.glb`, after checking its header: magic, version 2, the file's length.
+fn glb_json(bytes: &[u8]) -> Value {
+    assert_eq!(&bytes[..4], b"glTF");
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(word(4), 2, "glTF version");
+    assert_eq!(word(8), bytes.len(), "glTF length");
+    let json_len = word(12);
+    assert_eq!(&bytes[16..20], b"JSON");
+    serde_json::from_slice(&bytes[20..20 + json_len]).unwrap()
+}
+
+fn glb_file(path: &Path) -> Value {
+    glb_json(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// The `name`s of a glTF array (`meshes`, `nodes`, `animations`).
+fn names(json: &Value, array: &str) -> Vec<String> {
+    json[array]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|v| v["name"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The names of the first skin's joints.
+fn joint_names(json: &Value) -> Vec<String> {
+    let nodes = names(json, "nodes");
+    json["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| nodes[j.as_u64().unwrap() as usize].clone())
+        .collect()
+}
+
+/// Whether any primitive has the attribute `name`.
+fn has_attribute(json: &Value, name: &str) -> bool {
+    json["meshes"].as_array().unwrap().iter().any(|m| {
+        m["primitives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["attributes"].get(name).is_some())
+    })
+}
+
+/// The `min` and `max` of the first mesh's POSITION accessor.
+fn position_bounds(json: &Value) -> ([f64; 3], [f64; 3]) {
+    let index = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    let accessor = &json["accessors"][index];
+    let v3 = |key: &str| -> [f64; 3] {
+        let a = accessor[key].as_array().unwrap();
+        [0, 1, 2].map(|i| a[i].as_f64().unwrap())
+    };
+    (v3("min"), v3("max"))
+}
+
+fn bone_names(model: &Model) -> Vec<String> {
+    model.bones().iter().map(|b| b.name.to_string()).collect()
+}
+
+/// The corpus's `kind` directory, or `None` after saying the test skips.
+fn corpus(kind: &str) -> Option<PathBuf> {
+    let dir = corpus::corpus_dir().join(kind);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: corpus absent ({})", dir.display());
+        None
+    }
+}
+
+/// Copies corpus files into `dir` under the game's own names (the corpus's `so_` prefix off).
+fn copy_sims(sims: &Path, dir: &TempDir, files: &[&str]) {
+    for file in files {
+        let game = file.strip_prefix("so_").unwrap_or(file);
+        dir.write(game, std::fs::read(sims.join(file)).unwrap());
+    }
+}
+
+/// A two-bone skeleton (ROOT at y 3, HEAD 2 above it) and one suit, `head-only`, with the
+/// mesh `head-mesh` on HEAD.
+const SKELETON_AND_SUIT: &str = "// Character File. Copyright 1997, Maxis Inc.
+version 300
+1
+small
+2
+ROOT
+NULL
+0
+| 0 3 0 |
+| 0 0 0 1 |
+1
+1
+0
+0
+0
+HEAD
+ROOT
+0
+| 0 2 0 |
+| 0 0 0 1 |
+0
+1
+1
+0
+0
+1
+head-only
+0
+0
+1
+HEAD
+head-mesh
+0
+0
+0
+";
+
+/// A mesh of one triangle on HEAD, in HEAD's space.
+const HEAD_SKN: &str = "head-mesh
+x
+1
+HEAD
+1
+0 1 2
+1
+0 0 3 -1 0
+3
+0 0
+1 0
+0 1
+0
+3
+0 0 0 0 0 1
+1 0 0 0 0 1
+0 1 0 0 0 1
+";
+
+// ---------------------------------------------------------------------------------------------
+// Formats and options
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn corpus_dpm_converts_to_glb_and_back_to_dpm() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let dir = TempDir::new("dpm-roundtrip");
+    let input = dpm.join("xon_spiderbot_top.dpm");
+    let source = Model::load_file(&input, &LoadOptions::default()).unwrap();
+    let input = input.to_str().unwrap();
+
+    let run = ossa(&dir, &["convert", input, "-o", "top.glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The exactness line, named by the output.
+    assert!(run.stdout.starts_with("top.glb: exact: "), "{}", run.stdout);
+    let json = glb_file(&dir.path("top.glb"));
+    assert_eq!(joint_names(&json), bone_names(&source));
+    assert_eq!(names(&json, "meshes").len(), 3);
+    assert_eq!(json["asset"]["version"], "2.0");
+
+    let run = ossa(&dir, &["convert", input, "-o", "top.dpm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("top.dpm: DPM, "), "{}", run.stdout);
+    let back = Model::load_file(dir.path("top.dpm"), &LoadOptions::default()).unwrap();
+    assert_eq!(bone_names(&back), bone_names(&source));
+    assert_eq!(back.info().vertex_count, source.info().vertex_count);
+    assert_eq!(back.info().vertex_count, 1517);
+    assert_eq!(back.frames().len(), source.frames().len());
+}
+
+#[test]
+fn to_names_the_format_whatever_the_output_is_called() {
+    let dir = TempDir::new("to");
+    dir.write("tube.dpm", tube_dpm(3));
+    let run = ossa(
+        &dir,
+        &["convert", "tube.dpm", "-o", "tube.out", "--to", "glb"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(joint_names(&glb_file(&dir.path("tube.out"))).len(), 3);
+
+    let run = ossa(&dir, &["convert", "tube.dpm", "--to", "DPM", "-o", "copy"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let copy = Model::load(
+        &std::fs::read(dir.path("copy")).unwrap(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(bone_names(&copy), ["bone0", "bone1", "bone2"]);
+
+    // `.gltf` is JSON with everything embedded.
+    let run = ossa(&dir, &["convert", "tube.dpm", "-o", "tube.gltf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(dir.path("tube.gltf")).unwrap()).unwrap();
+    assert!(
+        json["buffers"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:"),
+        "{}",
+        json["buffers"]
+    );
+
+    // An existing directory as the output takes STEM.EXT.
+    std::fs::create_dir(dir.path("into")).unwrap();
+    let run = ossa(&dir, &["convert", "tube.dpm", "-o", "into", "--to", "skm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(dir.listing("into"), ["tube.skm"]);
+}
+
+#[test]
+fn usage_errors_exit_2_and_say_what_is_wrong() {
+    let dir = TempDir::new("usage");
+    dir.write("tube.dpm", tube_dpm(2));
+    dir.write("other.dpm", tube_dpm(2));
+    for (args, says) in [
+        (&["convert", "tube.dpm"][..], "convert needs -o OUTPUT"),
+        (&["convert", "-o", "x.glb"], "convert needs an input file"),
+        (
+            &["convert", "tube.dpm", "-o", "x.png"],
+            "cannot tell the output format from x.png's extension: give --to NAME",
+        ),
+        (
+            &["convert", "tube.dpm", "-o", "x", "--to", "png"],
+            "unknown output format png",
+        ),
+        (
+            &["convert", "tube.dpm", "other.dpm", "-o", "out"],
+            "writing into the directory out needs --to NAME",
+        ),
+        (
+            &[
+                "convert",
+                "tube.dpm",
+                "other.dpm",
+                "-o",
+                "out.glb",
+                "--to",
+                "glb",
+            ],
+            "several inputs are written into a directory, and out.glb names a file: give -o DIR",
+        ),
+        (
+            &["convert", "tube.dpm", "-o", "x.dpm", "--scale", "2"],
+            "--scale and --max-influences are for glTF output, not DPM",
+        ),
+        (
+            &["convert", "tube.dpm", "-o", "x.glb", "--scale", "-1"],
+            "--scale needs a number above 0, not -1",
+        ),
+        (
+            &[
+                "convert",
+                "tube.dpm",
+                "-o",
+                "x.glb",
+                "--max-influences",
+                "many",
+            ],
+            "--max-influences needs a count (0 = all), not many",
+        ),
+        (
+            &[
+                "convert",
+                "tube.dpm",
+                "other.dpm",
+                "-o",
+                "out",
+                "--to",
+                "glb",
+                "--suit",
+                "s",
+            ],
+            "--suit dresses one character: give one input",
+        ),
+        (
+            &["convert", "tube.dpm", "-o", "x.glb", "--skills"],
+            "--skills needs a file",
+        ),
+        (
+            &["info", "tube.dpm", "--scale", "2"],
+            "unknown option --scale",
+        ),
+    ] {
+        let run = ossa(&dir, args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(
+            run.stderr.starts_with(&format!("ossa: {says}")),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("ossa convert INPUT -o OUTPUT"),
+            "{args:?}"
+        );
+    }
+    // Nothing was written.
+    assert_eq!(dir.listing(""), ["other.dpm", "tube.dpm"]);
+}
+
+#[test]
+fn errors_name_the_input_and_the_code() {
+    let dir = TempDir::new("errors");
+    let run = ossa(&dir, &["convert", "missing.dpm", "-o", "x.glb"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("ossa: missing.dpm: OSSA_ERR_NOT_FOUND: "),
+        "{}",
+        run.stderr
+    );
+    // The file's name is not said twice: the line names it once, then says what is wrong.
+    dir.write("short.dpm", b"DARKPLACESMODEL\0short");
+    let run = ossa(&dir, &["convert", "short.dpm", "-o", "x.glb"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.trim_end(),
+        "ossa: short.dpm: OSSA_ERR_TRUNCATED: header: needs 80 bytes but the data ends at byte \
+         0x15 at byte 0x0"
+    );
+    assert!(!dir.path("x.glb").exists());
+}
+
+#[test]
+fn corpus_max_influences_4_leaves_no_second_joint_set() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let dir = TempDir::new("influences");
+    let zombie = dpm.join("xon_zombie.dpm");
+    assert_eq!(
+        Model::load_file(&zombie, &LoadOptions::default())
+            .unwrap()
+            .info()
+            .max_influences,
+        8
+    );
+    let zombie = zombie.to_str().unwrap();
+    let run = ossa(&dir, &["convert", zombie, "-o", "all.glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let all = glb_file(&dir.path("all.glb"));
+    assert!(has_attribute(&all, "JOINTS_1"));
+    assert!(has_attribute(&all, "WEIGHTS_1"));
+    assert!(
+        !run.stdout.contains("kept only their strongest"),
+        "{}",
+        run.stdout
+    );
+
+    let run = ossa(
+        &dir,
+        &["convert", zombie, "-o", "four.glb", "--max-influences", "4"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let four = glb_file(&dir.path("four.glb"));
+    assert!(has_attribute(&four, "JOINTS_0"));
+    assert!(!has_attribute(&four, "JOINTS_1"));
+    assert!(!has_attribute(&four, "WEIGHTS_1"));
+    // The line says what the cap cost.
+    assert!(
+        run.stdout.starts_with("four.glb: ") && run.stdout.contains("(up to 4 dropped)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn corpus_scale_2_doubles_positions() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let dir = TempDir::new("scale");
+    let pad = dpm.join("xon_pad.dpm");
+    let pad = pad.to_str().unwrap();
+    assert_eq!(ossa(&dir, &["convert", pad, "-o", "one.glb"]).code, 0);
+    assert_eq!(
+        ossa(&dir, &["convert", pad, "-o", "two.glb", "--scale", "2"]).code,
+        0
+    );
+    let (min1, max1) = position_bounds(&glb_file(&dir.path("one.glb")));
+    let (min2, max2) = position_bounds(&glb_file(&dir.path("two.glb")));
+    for a in 0..3 {
+        assert!((max2[a] - 2.0 * max1[a]).abs() <= 1e-5 * max1[a].abs().max(1.0));
+        assert!((min2[a] - 2.0 * min1[a]).abs() <= 1e-5 * min1[a].abs().max(1.0));
+    }
+    // A real extent, not a point.
+    assert!(max1[0] - min1[0] > 1.0, "{min1:?} {max1:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skeletons, suits and skills
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn an_skn_asks_for_its_skeleton_and_binds_to_it() {
+    let dir = TempDir::new("skeleton");
+    dir.write("small.cmx", SKELETON_AND_SUIT);
+    dir.write("head-mesh.skn", HEAD_SKN);
+    let run = ossa(&dir, &["convert", "head-mesh.skn", "-o", "head.glb"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.starts_with(
+            "ossa: head-mesh.skn: OSSA_ERR_INVALID_ARGUMENT: the meshes wait for a skeleton: \
+             give --skeleton FILE"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("head.glb").exists());
+    // A mesh format keeps the meshes as they are, skeleton or not.
+    let run = ossa(&dir, &["convert", "head-mesh.skn", "-o", "head.bmf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "head-mesh.skn",
+            "--skeleton",
+            "small.cmx",
+            "-o",
+            "head.glb",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = glb_file(&dir.path("head.glb"));
+    assert_eq!(joint_names(&json), ["ROOT", "HEAD"]);
+    assert_eq!(names(&json, "meshes"), ["head-mesh"]);
+    // The triangle sits on HEAD's joint, 3 + 2 up.
+    let (min, max) = position_bounds(&json);
+    assert_eq!((min[1], max[1]), (5.0, 6.0));
+}
+
+#[test]
+fn a_suit_finds_its_meshes_ignoring_case_in_search_directories() {
+    let dir = TempDir::new("suit");
+    dir.write("small.cmx", SKELETON_AND_SUIT);
+    dir.write("skins/HEAD-MESH.SKN", HEAD_SKN);
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "small.cmx",
+            "--suit",
+            "HEAD-ONLY",
+            "-o",
+            "dressed.glb",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.starts_with(
+            "ossa: small.cmx: OSSA_ERR_NOT_FOUND: suit head-only skin 0 (mesh head-mesh on bone \
+             HEAD): no head-mesh.skn or head-mesh.bmf in ."
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "small.cmx",
+            "--suit",
+            "HEAD-ONLY",
+            "--search",
+            "skins",
+            "-o",
+            "dressed.glb",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = glb_file(&dir.path("dressed.glb"));
+    assert_eq!(names(&json, "meshes"), ["head-mesh"]);
+    assert_eq!(joint_names(&json), ["ROOT", "HEAD"]);
+
+    let run = ossa(
+        &dir,
+        &["convert", "small.cmx", "--suit", "cape", "-o", "x.glb"],
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.starts_with(
+            "ossa: small.cmx: OSSA_ERR_NOT_FOUND: no suit named cape: the file has suits \
+             head-only, and none of cape.cmx, cape.cmx.bcf, cape.bcf is in ."
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn corpus_suit_dresses_the_adult_skeleton_and_skills_animate_it() {
+    let Some(sims) = corpus("sims") else {
+        return;
+    };
+    let dir = TempDir::new("sims");
+    copy_sims(
+        &sims,
+        &dir,
+        &[
+            "so_adult-skeleton.cmx",
+            "so_B001MAFit_01.cmx",
+            "so_xskin-b001mafit_01-PELVIS-BODY.skn",
+            "so_adult-idle1.cmx",
+            "so_xskill-A2O-idle1.cfp",
+        ],
+    );
+    let skeleton =
+        Model::load_file(dir.path("adult-skeleton.cmx"), &LoadOptions::default()).unwrap();
+    assert_eq!(skeleton.bones().len(), 29);
+
+    // The skeleton as the input, the suit in its own file beside it (as the game keeps it).
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "adult-skeleton.cmx",
+            "--suit",
+            "b001mafit_01",
+            "--skills",
+            "adult-idle1.cmx",
+            "-o",
+            "sim.glb",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("sim.glb: "), "{}", run.stdout);
+    let json = glb_file(&dir.path("sim.glb"));
+    assert_eq!(names(&json, "meshes"), ["xskin-b001mafit_01-PELVIS-BODY"]);
+    assert_eq!(joint_names(&json), bone_names(&skeleton));
+    assert_eq!(names(&json, "animations"), ["a2o-idle1"]);
+
+    // The suit file as the input, the skeleton given; no skills, no animation.
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "B001MAFit_01.cmx",
+            "--skeleton",
+            "adult-skeleton.cmx",
+            "--suit",
+            "b001mafit_01",
+            "-o",
+            "still.glb",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = glb_file(&dir.path("still.glb"));
+    assert_eq!(names(&json, "meshes"), ["xskin-b001mafit_01-PELVIS-BODY"]);
+    assert_eq!(joint_names(&json).len(), 29);
+    assert!(names(&json, "animations").is_empty());
+    // The body stands on the floor, about 5 units tall.
+    let (min, max) = position_bounds(&json);
+    assert!(min[1].abs() < 0.1 && max[1] > 4.5, "{min:?} {max:?}");
+
+    // A suit file without a skeleton, and none given.
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "B001MAFit_01.cmx",
+            "--suit",
+            "b001mafit_01",
+            "-o",
+            "x.glb",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("ossa: B001MAFit_01.cmx: OSSA_ERR_MISMATCH: ")
+            && run.stderr.contains("give --skeleton FILE"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn corpus_suit_with_two_skins_keeps_both_meshes_in_suit_order() {
+    let Some(sims) = corpus("sims") else {
+        return;
+    };
+    let dir = TempDir::new("sims-two");
+    copy_sims(
+        &sims,
+        &dir,
+        &["so_adult-skeleton.cmx", "so_C005MA_Hipster.cmx"],
+    );
+    std::fs::create_dir(dir.path("skins")).unwrap();
+    for mesh in ["HEAD", "SPECS"] {
+        let file = format!("xskin-c005ma_hipster-HEAD-{mesh}.skn");
+        dir.write(
+            &format!("skins/{file}"),
+            std::fs::read(sims.join(format!("so_{file}"))).unwrap(),
+        );
+    }
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "C005MA_Hipster.cmx",
+            "--skeleton",
+            "adult-skeleton.cmx",
+            "--suit",
+            "c005ma_hipster",
+            "--search",
+            "skins",
+            "-o",
+            "hipster.glb",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = glb_file(&dir.path("hipster.glb"));
+    assert_eq!(
+        names(&json, "meshes"),
+        [
+            "xskin-c005ma_hipster-HEAD-SPECS",
+            "xskin-c005ma_hipster-HEAD-HEAD"
+        ]
+    );
+    assert_eq!(joint_names(&json).len(), 29);
+    // A head: high up on an adult, about 5 units above the floor.
+    let (min, _) = position_bounds(&json);
+    assert!(min[1] > 4.5, "{min:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many inputs
+// ---------------------------------------------------------------------------------------------
+
+/// `src/` with three tubes of 2, 3 and 4 bones, a text file and an SKP (not models to convert).
+fn three_tubes(dir: &TempDir) {
+    for (name, bones) in [("a", 2), ("b", 3), ("c", 4)] {
+        dir.write(&format!("src/{name}.dpm"), tube_dpm(bones));
+    }
+    dir.write("src/notes.txt", "not a model");
+    dir.write("src/c.skp", "a skeleton goes with its SKM");
+}
+
+#[test]
+fn a_directory_converts_each_model_and_a_bad_one_fails_alone() {
+    let dir = TempDir::new("directory");
+    three_tubes(&dir);
+    let run = ossa(&dir, &["convert", "src", "-o", "out", "--to", "glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(dir.listing("out"), ["a.glb", "b.glb", "c.glb"]);
+    for (name, bones) in [("a", 2), ("b", 3), ("c", 4)] {
+        let json = glb_file(&dir.path(&format!("out/{name}.glb")));
+        assert_eq!(joint_names(&json).len(), bones, "{name}");
+    }
+    // Not a terminal: a line a file, then the count.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with("src/a.dpm -> out/a.glb: exact: "),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[3], "converted 3 files into out");
+
+    std::fs::remove_dir_all(dir.path("out")).unwrap();
+    dir.write("src/bad.dpm", b"DARKPLACESMODEL\0cut short");
+    let run = ossa(&dir, &["convert", "src", "-o", "out", "--to", "glb"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(dir.listing("out"), ["a.glb", "b.glb", "c.glb"]);
+    let errors: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert!(
+        errors[0].starts_with("ossa: src/bad.dpm: OSSA_ERR_TRUNCATED: "),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        run.stdout
+            .ends_with("converted 3 of 4 inputs into out; 1 failed\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn patterns_and_lists_of_files_convert_into_a_directory() {
+    let dir = TempDir::new("patterns");
+    three_tubes(&dir);
+    dir.write("src/ab.dpm", tube_dpm(5));
+    // A pattern the shell did not expand.
+    let run = ossa(&dir, &["convert", "src/?.dpm", "-o", "one", "--to", "dpm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(dir.listing("one"), ["a.dpm", "b.dpm", "c.dpm"]);
+    let b = Model::load_file(dir.path("one/b.dpm"), &LoadOptions::default()).unwrap();
+    assert_eq!(b.bones().len(), 3);
+
+    // `*` skips what is not a model (the SKP) even when it matches.
+    let run = ossa(&dir, &["convert", "src/*", "-o", "all", "--to", "glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(dir.listing("all"), ["a.glb", "ab.glb", "b.glb", "c.glb"]);
+
+    // Files named one by one, and a pattern that matches none.
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "src/ab.dpm",
+            "src/c.dpm",
+            "src/z*.dpm",
+            "-o",
+            "two",
+            "--to",
+            "skm",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(dir.listing("two"), ["ab.skm", "c.skm"]);
+    assert!(
+        run.stderr
+            .starts_with("ossa: src/z*.dpm: OSSA_ERR_NOT_FOUND: the pattern matches no model file"),
+        "{}",
+        run.stderr
+    );
+
+    // Two inputs of one name would write one file: the second is refused, not written over.
+    dir.write("other/a.dpm", tube_dpm(6));
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "src/a.dpm",
+            "other/a.dpm",
+            "-o",
+            "three",
+            "--to",
+            "glb",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(joint_names(&glb_file(&dir.path("three/a.glb"))).len(), 2);
+    assert!(
+        run.stderr.starts_with(
+            "ossa: other/a.dpm: OSSA_ERR_INVALID_ARGUMENT: three/a.glb is written from src/a.dpm \
+             already"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_skeleton_binds_every_input_waiting_for_one() {
+    let dir = TempDir::new("many-skeleton");
+    dir.write("small.cmx", SKELETON_AND_SUIT);
+    dir.write("meshes/head-mesh.skn", HEAD_SKN);
+    dir.write("meshes/tube.dpm", tube_dpm(2));
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            "meshes",
+            "-o",
+            "out",
+            "--to",
+            "glb",
+            "--skeleton",
+            "small.cmx",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(dir.listing("out"), ["head-mesh.glb", "tube.glb"]);
+    assert_eq!(
+        joint_names(&glb_file(&dir.path("out/head-mesh.glb"))),
+        ["ROOT", "HEAD"]
+    );
+    // The tube has its own skeleton, and keeps it.
+    assert_eq!(
+        joint_names(&glb_file(&dir.path("out/tube.glb"))),
+        ["bone0", "bone1"]
+    );
+    assert!(
+        run.stderr
+            .contains("--skeleton not used: the model has its skeleton already"),
+        "{}",
+        run.stderr
+    );
+}
