@@ -746,7 +746,7 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
                 Some((&files, name.as_str())),
                 job.options.max_bytes,
             );
-            warnings.extend(textures.warnings.iter().cloned());
+            warnings.extend(textures.warnings.iter().map(|w| format!("{name}: {w}")));
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
                 scale: job.scale,
