@@ -153,7 +153,12 @@ fn hostile(format: Format, seed: u64) -> Tally {
 
 #[test]
 fn every_format_forced_and_detected_ends_hostile_input_cleanly() {
-    for (i, format) in Format::ALL.into_iter().enumerate() {
+    // glTF is written, not read, until its reader comes: it has no samples to corrupt.
+    let read = Format::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(_, f)| !matches!(f, Format::Glb | Format::Gltf));
+    for (i, format) in read {
         let tally = hostile(format, 0x5EED_0000 + i as u64);
         let errors: usize = tally.errors.values().sum();
         assert_eq!(tally.loaded + errors, 2 * INPUTS);
