@@ -571,6 +571,89 @@ typedef struct ossa_optimize_report {
  */
 typedef uint32_t (*ossa_write_fn)(void *user, const uint8_t *data, size_t size);
 
+/**
+ * What a glTF export could not express exactly, relative to the model's size (docs/gltf.md).
+ */
+typedef struct ossa_export_report {
+  /**
+   * the diagonal of the bind pose's bounds, in the exported units
+   */
+  float size;
+  /**
+   * vertices that glTF's linear blend skinning moves by more than 1e-4 of the size from
+   * ossa's own skinning, at the bind pose or a frame checked
+   */
+  uint32_t inexact_vertices;
+  /**
+   * the largest such move at the bind pose, relative to the size
+   */
+  float bind_max;
+  /**
+   * the largest such move at any frame checked, relative to the size
+   */
+  float animated_max;
+  /**
+   * frames compared, of frame_count (evenly spread past 20 million vertex-frames)
+   */
+  uint32_t frames_checked;
+  uint32_t frame_count;
+  /**
+   * vertices whose weights did not sum to 1 and were renormalised, and the largest error
+   */
+  uint32_t renormalised_vertices;
+  float worst_weight_sum_error;
+  /**
+   * vertices that kept only max_influences influences, and the most one dropped
+   */
+  uint32_t capped_vertices;
+  uint32_t most_dropped;
+  /**
+   * images embedded, and textures or .skin files that could not be used
+   */
+  uint32_t images;
+  uint32_t texture_warnings;
+} ossa_export_report;
+
+typedef struct ossa_save_options {
+  /**
+   * sizeof(ossa_save_options), set by ossa_save_options_init; the struct only grows at its end
+   */
+  uint32_t size;
+  /**
+   * OSSA_OPTIMIZE_*: optimise the saved model first, as ossa_model_optimize does
+   */
+  uint32_t flags;
+  /**
+   * glTF: most influences kept per vertex, the strongest, renormalised; 0 = every one
+   */
+  uint32_t max_influences;
+  /**
+   * glTF: multiplies every position and translation, from 1e-6 to 1e6; 1 = the file's units
+   */
+  float scale;
+  /**
+   * most memory the textures read may use; 0 = the library default
+   */
+  uint64_t max_bytes;
+  /**
+   * glTF: the filesystem textures are read from; NULL = the OS filesystem
+   */
+  const struct ossa_file_io *io;
+  /**
+   * glTF: the model's file, a path of io's or of the OS, so that its textures and .skin files
+   * are found beside it; NULL = only the textures the model carries (DMF)
+   */
+  const char *name;
+  /**
+   * glTF without io: the directory textures may be read from; NULL = name's own
+   */
+  const char *base_dir;
+  /**
+   * glTF: filled with what the export could not express; may be NULL
+   */
+  struct ossa_export_report *report;
+} ossa_save_options;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1050,8 +1133,9 @@ uint32_t ossa_model_optimize(const struct ossa_model *model,
 
 /**
  * Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
- * or JSON, glTF binary or JSON, with every influence and the file's units) through `write`, which may be called several times; `flags` (OSSA_OPTIMIZE_*)
- * optimise the saved model first, as ossa_model_optimize does.
+ * or JSON, glTF binary or JSON, with every influence and the file's units) through `write`,
+ * which may be called several times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model first,
+ * as ossa_model_optimize does. ossa_save_with takes glTF's options.
  *
  * # Safety
  * `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.
@@ -1062,6 +1146,30 @@ uint32_t ossa_save(const struct ossa_model *model,
                    ossa_write_fn write,
                    void *user,
                    struct ossa_error *error);
+
+/**
+ * Fills in the defaults (scale 1, every influence, no textures looked for) and size.
+ *
+ * # Safety
+ * `options` is NULL (a no-op) or points to a writable `ossa_save_options`.
+ */
+void ossa_save_options_init(struct ossa_save_options *options);
+
+/**
+ * ossa_save with options (NULL = the defaults of ossa_save_options_init): for glTF, the scale,
+ * the influences kept, where the textures are found, and a report of what the export could not
+ * express exactly. The report is written only when the call succeeds.
+ *
+ * # Safety
+ * `model` is a live handle; `options` is NULL or initialised by ossa_save_options_init; `write`
+ * is a callback for `user`; `error` is NULL or writable.
+ */
+uint32_t ossa_save_with(const struct ossa_model *model,
+                        uint32_t format,
+                        const struct ossa_save_options *options,
+                        ossa_write_fn write,
+                        void *user,
+                        struct ossa_error *error);
 
 #ifdef __cplusplus
 }  // extern "C"

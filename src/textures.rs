@@ -121,6 +121,20 @@ pub fn find_textures(
     finder.finish(mesh_images, variants)
 }
 
+/// [`find_textures`] beside the OS file `path`, reading inside `base_dir` (default: the file's
+/// directory) as loading reads sidecars: nothing outside it, and links only while they stay in.
+/// A `path` outside `base_dir` is an invalid argument.
+pub fn find_textures_beside(
+    model: &Model,
+    path: &std::path::Path,
+    base_dir: Option<&std::path::Path>,
+    max_bytes: u64,
+) -> crate::Result<ModelTextures> {
+    let place = crate::sidecar::os_place(path, base_dir)?;
+    let name = format!("{}{}", place.dir, place.file_name);
+    Ok(find_textures(model, Some((&place.fs, &name)), max_bytes))
+}
+
 /// How a format's textures are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Search {

@@ -732,20 +732,12 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
         Format::Glb | Format::Gltf => {
             // Textures beside the input (and its .skin files), read within its directory and
             // the load's memory limit; one that cannot be used is a warning.
-            let dir = match input.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let files = ossa::io::DirFileSystem::new(dir);
             let name = input
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let textures = ossa::textures::find_textures(
-                &model,
-                Some((&files, name.as_str())),
-                job.options.max_bytes,
-            );
+            let textures =
+                ossa::textures::find_textures_beside(&model, input, None, job.options.max_bytes)?;
             warnings.extend(textures.warnings.iter().map(|w| format!("{name}: {w}")));
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
