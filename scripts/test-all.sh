@@ -16,5 +16,23 @@ fi
 
 # Debug build: the loaders' results are checked a second time by debug assertions.
 cargo test --all-targets
+
+# Blender's own glTF importer (PyPI bpy, pinned in interop/requirements-blender.txt; it runs on
+# CPython 3.11 only) reads the exports tests/gltf_export.rs left in target/tmp/gltf-interop.
+venv=interop/.venv-blender
+if python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+  if [ ! -f "$venv/.installed" ]; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --no-cache-dir --disable-pip-version-check -r interop/requirements-blender.txt
+    touch "$venv/.installed"
+  fi
+  "$venv/bin/python" interop/blender_check.py target/tmp/gltf-interop
+elif [ -n "${OSSA_REQUIRE_INTEROP:-}" ]; then
+  echo "OSSA_REQUIRE_INTEROP is set but CPython 3.11, which Blender's bpy needs, is missing" >&2
+  exit 1
+else
+  echo "skipping the Blender check: Blender's bpy needs CPython 3.11"
+fi
 cargo build --release --lib
 bash c_tests/run.sh

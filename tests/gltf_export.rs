@@ -303,7 +303,16 @@ fn sims_body(corpus: &Path) -> Model {
         .unwrap()
 }
 
+/// A fresh directory; `what` and, for the fixtures each test makes for itself, a number of the
+/// process's own keep tests that run at once apart.
 fn scratch(what: &str) -> PathBuf {
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let what = if what == "interop" {
+        what.to_owned()
+    } else {
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{what}-{}-{n}", std::process::id())
+    };
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gltf-{what}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
