@@ -8,12 +8,15 @@
 
 mod corpus;
 
+mod sims_fixtures;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use ossa::synth::TubeRig;
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
+use sims_fixtures::{HEAD_SKN, SKELETON_AND_SUIT};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -183,65 +186,6 @@ fn copy_sims(sims: &Path, dir: &TempDir, files: &[&str]) {
         dir.write(game, std::fs::read(sims.join(file)).unwrap());
     }
 }
-
-/// A two-bone skeleton (ROOT at y 3, HEAD 2 above it) and one suit, `head-only`, with the
-/// mesh `head-mesh` on HEAD.
-const SKELETON_AND_SUIT: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-1
-small
-2
-ROOT
-NULL
-0
-| 0 3 0 |
-| 0 0 0 1 |
-1
-1
-0
-0
-0
-HEAD
-ROOT
-0
-| 0 2 0 |
-| 0 0 0 1 |
-0
-1
-1
-0
-0
-1
-head-only
-0
-0
-1
-HEAD
-head-mesh
-0
-0
-0
-";
-
-/// A mesh of one triangle on HEAD, in HEAD's space.
-const HEAD_SKN: &str = "head-mesh
-x
-1
-HEAD
-1
-0 1 2
-1
-0 0 3 -1 0
-3
-0 0
-1 0
-0 1
-0
-3
-0 0 0 0 0 1
-1 0 0 0 0 1
-0 1 0 0 0 1
-";
 
 /// The error lines of a run, without its warnings (a generated rig's texture is never there).
 fn errors(stderr: &str) -> Vec<&str> {

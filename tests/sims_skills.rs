@@ -7,7 +7,7 @@
 //! `characters/xskill-A2O-idle1.cfp`) and skip when it is absent; the hand-made tests need none.
 
 mod sims_fixtures;
-use sims_fixtures::{TINY_SKELETON, nod, nod_cfp};
+use sims_fixtures::{HEAD_SKN, TINY_SKELETON, nod, nod_cfp};
 mod memory_fs;
 use memory_fs::MemoryFs;
 mod corpus;
@@ -82,26 +82,6 @@ fn failure(result: ossa::Result<Model>) -> (ErrorCode, String) {
 // ---------------------------------------------------------------------------------------------
 // Hand-made files: a three-bone skeleton and a skill that nods its head
 // ---------------------------------------------------------------------------------------------
-
-/// A mesh of one triangle on HEAD, in HEAD's space.
-const HEAD_SKN: &str = "head-mesh
-x
-1
-HEAD
-1
-0 1 2
-1
-0 0 3 -1 0
-3
-0 0
-1 0
-0 1
-0
-3
-0 0 0 0 0 1
-1 0 0 0 0 1
-0 1 0 0 0 1
-";
 
 fn tiny_skeleton() -> Model {
     Model::load(

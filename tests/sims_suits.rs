@@ -5,7 +5,10 @@
 
 mod corpus;
 
+mod sims_fixtures;
+
 use corpus::corpus_subdir;
+use sims_fixtures::{HEAD_SKN, SKELETON_AND_SUIT};
 
 use ossa::format::cmx;
 use ossa::model::{Property, Suit, SuitSkin};
@@ -147,64 +150,6 @@ fn suits_save_back_as_cmx_and_bcf() {
         assert_eq!(back.suits(), suits_listed(), "{format:?}");
     }
 }
-
-/// A two-bone skeleton (ROOT at y 3, HEAD 2 above it) and one suit, in one file.
-const SKELETON_AND_SUIT: &str = "// Character File. Copyright 1997, Maxis Inc.
-version 300
-1
-small
-2
-ROOT
-NULL
-0
-| 0 3 0 |
-| 0 0 0 1 |
-1
-1
-0
-0
-0
-HEAD
-ROOT
-0
-| 0 2 0 |
-| 0 0 0 1 |
-0
-1
-1
-0
-0
-1
-head-only
-0
-0
-1
-HEAD
-head-mesh
-0
-0
-0
-";
-
-/// A mesh of one triangle on HEAD, in HEAD's space.
-const HEAD_SKN: &str = "head-mesh
-x
-1
-HEAD
-1
-0 1 2
-1
-0 0 3 -1 0
-3
-0 0
-1 0
-0 1
-0
-3
-0 0 0 0 0 1
-1 0 0 0 0 1
-0 1 0 0 0 1
-";
 
 #[test]
 fn a_skeletons_suits_stay_with_it_through_binding_and_saving() {

@@ -1,5 +1,6 @@
-//! Hand-made Sims files shared by the skill and link tests: a three-bone skeleton (ROOT, CHEST,
-//! HEAD) and a skill that nods its head, with its CFP.
+//! Hand-made Sims files shared by the skill, suit, link and CLI tests: a three-bone skeleton
+//! (ROOT, CHEST, HEAD) and a skill that nods its head, with its CFP; a two-bone skeleton with a
+//! suit, and the one-triangle mesh on HEAD that the suit names.
 #![allow(dead_code)]
 
 use ossa::cfp;
@@ -96,3 +97,62 @@ pub fn nod_cfp() -> Vec<u8> {
         .collect();
     cfp::encode_skill(&t, &r, None)
 }
+
+/// A two-bone skeleton (ROOT at y 3, HEAD 2 above it) and one suit, `head-only`, with the
+/// mesh `head-mesh` on HEAD, in one file.
+pub const SKELETON_AND_SUIT: &str = "// Character File. Copyright 1997, Maxis Inc.
+version 300
+1
+small
+2
+ROOT
+NULL
+0
+| 0 3 0 |
+| 0 0 0 1 |
+1
+1
+0
+0
+0
+HEAD
+ROOT
+0
+| 0 2 0 |
+| 0 0 0 1 |
+0
+1
+1
+0
+0
+1
+head-only
+0
+0
+1
+HEAD
+head-mesh
+0
+0
+0
+";
+
+/// A mesh of one triangle on HEAD, in HEAD's space.
+pub const HEAD_SKN: &str = "head-mesh
+x
+1
+HEAD
+1
+0 1 2
+1
+0 0 3 -1 0
+3
+0 0
+1 0
+0 1
+0
+3
+0 0 0 0 0 1
+1 0 0 0 0 1
+0 1 0 0 0 1
+";
