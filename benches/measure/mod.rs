@@ -1,6 +1,7 @@
 //! How fast ossa loads, poses and skins models, beside what copying the same bytes costs and
-//! beside a C baseline that skins the way DarkPlaces does: shared by `cargo bench` and
-//! `ossa bench`, which print the same tables.
+//! beside C baselines that skin the way DarkPlaces does (its default SSE path, and a scalar
+//! rendering of its generic path): shared by `cargo bench` and `ossa bench`, which print the
+//! same tables.
 //!
 //! A small timing harness stands in for a benchmark crate: every measurement is warmed up, then
 //! repeated in samples until its time budget is spent; a sample runs the operation in a batch
@@ -1221,7 +1222,8 @@ fn run(config: &Config) {
             "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes()",
             "pose = Model::pose_frames of a two-frame blend under a root that turns the model; skin = every mesh in that",
             "pose, positions and normals, every influence, one thread, into packed buffers; copy = copying those 24",
-            "bytes per vertex; C = the DarkPlaces-style baseline; 2T = skin speed-up on two threads (Mesh::skin_split's",
+            "bytes per vertex; C = dp_skin.c, a scalar -O2 rendering of DarkPlaces' generic path, exact (DarkPlaces",
+            "runs its SSE path: see the next table); 2T = skin speed-up on two threads (Mesh::skin_split's",
             "halves of equal estimated work, cut on a cache line; one resident helper thread); p diff, n diff = largest",
             "difference between ossa and the baseline: positions over the model's size, normals as they are",
         ],
