@@ -1131,6 +1131,7 @@ fn print_dp_table(
             ("wall/cpu", 0),
         ],
     );
+    let mut worst_wall_over_cpu: f64 = 0.0;
     for (name, vertices, dp) in rows {
         let r = match dp {
             Ok(r) => r,
@@ -1141,6 +1142,7 @@ fn print_dp_table(
         };
         let per_vertex = 1.0 / vertices.max(1) as f64;
         let p = &r.paired;
+        worst_wall_over_cpu = worst_wall_over_cpu.max(p.wall_over_cpu);
         table.row(&[
             name,
             vertices.to_string(),
@@ -1165,9 +1167,21 @@ fn print_dp_table(
             format!("{:.2}", p.wall_over_cpu),
         ]);
     }
+    let load_after = load_average();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let busy_load = [load_before, load_after.as_str()]
+        .iter()
+        .filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .any(|one_minute| one_minute > cpus - 0.5);
+    let verdict = if busy_load || worst_wall_over_cpu > 1.05 {
+        "the machine was busy: CPU time leaves out time other work took from this thread, not the caches \
+         and memory bandwidth it shared; take the ratios as rough"
+    } else {
+        "the machine was otherwise idle"
+    };
     println!(
-        "load average (1, 5, 15 min) before: {load_before}; after: {}",
-        load_average()
+        "load average (1, 5, 15 min) before: {load_before}; after: {load_after}; largest wall/cpu \
+         {worst_wall_over_cpu:.2}: {verdict}"
     );
 }
 
