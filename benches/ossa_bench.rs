@@ -1,6 +1,7 @@
 //! `cargo bench`: how fast ossa loads, poses and skins models, beside copying the same bytes and
-//! beside a C baseline that skins as DarkPlaces does (`benches/baseline/dp_skin.c`, compiled at
-//! run time with `-O2`). The measuring code (`benches/measure/`) is shared with `ossa bench`.
+//! beside C baselines that skin as DarkPlaces does (`benches/baseline/dp_sse.c`, its default SSE
+//! path, compiled at run time with its release flags and with `-march=native`;
+//! `benches/baseline/dp_skin.c`, a scalar rendering of its generic path, with `-O2`). The measuring code (`benches/measure/`) is shared with `ossa bench`.
 //!
 //! ```text
 //! cargo bench                     the generated 100,000-vertex rig and the corpus's DPM and SKM

@@ -1,6 +1,7 @@
 //! How fast ossa loads, poses and skins models, beside what copying the same bytes costs and
-//! beside a C baseline that skins the way DarkPlaces does: shared by `cargo bench` and
-//! `ossa bench`, which print the same tables.
+//! beside C baselines that skin the way DarkPlaces does (its default SSE path, and a scalar
+//! rendering of its generic path): shared by `cargo bench` and `ossa bench`, which print the
+//! same tables.
 //!
 //! A small timing harness stands in for a benchmark crate: every measurement is warmed up, then
 //! repeated in samples until its time budget is spent; a sample runs the operation in a batch
@@ -16,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use ossa::io::{DirFileSystem, FileData, FileSystem};
 use ossa::synth::TubeRig;
-use ossa::{FrameBlend, Influence, Kernel, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{FrameBlend, Influence, Interleaved, Kernel, LoadOptions, Mat3x4, Model, Strided};
 
 mod baseline;
-use baseline::Baseline;
+use baseline::{Baseline, Sse};
 
 const USAGE: &str = "arguments: [--quick] [FILE | FILTER]...
   FILE     measure this model (any format ossa loads; sidecars are read beside it)
@@ -117,6 +118,96 @@ fn measure(config: &Config, mut op: impl FnMut()) -> f64 {
     }
     samples.sort_by(f64::total_cmp);
     samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+/// CPU time this thread has run, in nanoseconds: time the scheduler gave other processes is
+/// not counted.
+fn thread_cpu_ns() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+}
+
+/// The figures of [`measure_paired`].
+struct Paired {
+    /// Thread CPU nanoseconds per call of each operation, one per round.
+    times: Vec<Vec<f64>>,
+    rounds: usize,
+    /// Wall time over thread CPU time, all samples together: above 1, the scheduler ran other
+    /// work on this thread's CPU while it was measured.
+    wall_over_cpu: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+impl Paired {
+    /// Median nanoseconds per call of operation `i`.
+    fn ns(&self, i: usize) -> f64 {
+        median(self.times[i].clone())
+    }
+
+    /// The median, least and largest over the rounds of `a`'s time divided by `b`'s, the two
+    /// measured in the same round.
+    fn ratio(&self, a: usize, b: usize) -> [f64; 3] {
+        let r: Vec<f64> = self.times[a]
+            .iter()
+            .zip(&self.times[b])
+            .map(|(x, y)| x / y)
+            .collect();
+        let least = r.iter().copied().fold(f64::INFINITY, f64::min);
+        let most = r.iter().copied().fold(0.0, f64::max);
+        [median(r), least, most]
+    }
+}
+
+/// Times the operations in rounds, each round running every one of them once in a batch (in
+/// turn, the order reversed every other round), by this thread's CPU time; ratios are taken
+/// within a round, so that a slow phase of the machine slows both sides of a ratio.
+fn measure_paired(config: &Config, ops: &mut [&mut dyn FnMut()]) -> Paired {
+    let mut batches = Vec::new();
+    for op in ops.iter_mut() {
+        let start = Instant::now();
+        let mut calls = 0u32;
+        while calls == 0 || start.elapsed() < config.warmup {
+            op();
+            calls += 1;
+        }
+        let per_call = start.elapsed().as_secs_f64() / f64::from(calls);
+        let batch = (config.min_sample.as_secs_f64() / per_call.max(1e-9)).ceil() as u32;
+        batches.push(batch.clamp(1, 1_000_000));
+    }
+    let n = ops.len();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let (mut wall, mut cpu) = (0.0, 0.0);
+    let budget = config.budget * n as u32;
+    let start = Instant::now();
+    let mut round = 0;
+    while round < MIN_SAMPLES || (round < MAX_SAMPLES && start.elapsed() < budget) {
+        for k in 0..n {
+            let i = if round % 2 == 0 { k } else { n - 1 - k };
+            let (w, c) = (Instant::now(), thread_cpu_ns());
+            for _ in 0..batches[i] {
+                ops[i]();
+            }
+            let spent = thread_cpu_ns() - c;
+            wall += w.elapsed().as_secs_f64() * 1e9;
+            cpu += spent;
+            times[i].push(spent / f64::from(batches[i]));
+        }
+        round += 1;
+    }
+    Paired {
+        times,
+        rounds: round,
+        wall_over_cpu: if cpu > 0.0 { wall / cpu } else { f64::NAN },
+    }
 }
 
 // ---- models ----
@@ -628,12 +719,42 @@ struct Row {
     bound: Option<[f64; 3]>,
     two_threads: f64,
     kernels: Vec<(Kernel, f64, (f64, f64))>,
+    /// ossa beside DarkPlaces' SSE skinning; Err says why it was not measured.
+    dp: Result<DpRow, String>,
+}
+
+/// dp_sse.c built with DarkPlaces' release flags, as shipped, and with `-march=native` added.
+struct DpSse {
+    shipped: Result<Sse, String>,
+    native: Result<Sse, String>,
+}
+
+/// The operations [`measure_dp`] times in each round, by their index in [`Paired`].
+const OSSA: usize = 0;
+const OSSA_INTERLEAVED: usize = 1;
+const SSE_SHIPPED: usize = 2;
+const SSE_NATIVE: usize = 3;
+const EXACT: usize = 4;
+const SCALAR: usize = 5;
+
+/// ossa beside DarkPlaces' SSE skinning, per thread CPU time.
+struct DpRow {
+    paired: Paired,
+    /// Unique sets of DarkPlaces' 4 byte weights, and of every influence with its float weight.
+    sets: u32,
+    exact_sets: u32,
+    /// Largest differences from ossa's packed output (positions over the model's size, normals
+    /// as they are) of DarkPlaces' 4 byte weights (native build), and of the exact palette.
+    diff: (f64, f64),
+    exact_diff: (f64, f64),
+    scalar: bool,
 }
 
 fn measure_subject(
     config: &Config,
     s: &Subject,
     baseline: Option<&Baseline>,
+    sse: &DpSse,
 ) -> Result<Row, String> {
     let model = &s.model;
     let load = measure(config, || {
@@ -723,6 +844,14 @@ fn measure_subject(
         }
     }
 
+    let dp = match (&sse.shipped, &sse.native) {
+        (Ok(shipped), Ok(native)) => {
+            let (kind, ours) = (kernel, (&ours.0[..], &ours.1[..]));
+            measure_dp(config, s, &bones, kind, ours, [shipped, native], baseline)
+        }
+        (Err(e), _) | (_, Err(e)) => Err(format!("dp_sse.c not built: {e}")),
+    };
+
     positions.fill(f32::NAN);
     normals.fill(f32::NAN);
     // Halves of equal work by the layout's estimate, cut where a cache line starts: the mesh's
@@ -759,7 +888,126 @@ fn measure_subject(
         bound,
         two_threads,
         kernels,
+        dp,
     })
+}
+
+/// Times ossa (packed buffers, and one interleaved 24-byte buffer) against dp_sse.c's two
+/// builds, its exact palette (native build) and the scalar baseline, all in the same rounds, and
+/// compares their output with ossa's (`ours`, packed positions and normals of every mesh).
+fn measure_dp(
+    config: &Config,
+    s: &Subject,
+    bones: &[Mat3x4],
+    kernel: Kernel,
+    ours: (&[f32], &[f32]),
+    [shipped, native]: [&Sse; 2],
+    scalar: Option<&Baseline>,
+) -> Result<DpRow, String> {
+    let model = &s.model;
+    let floats = s.vertices * 3;
+    let dp = |e: String| format!("dp_sse.c: {e}");
+    let four_shipped = shipped.prepare(model, false).map_err(dp)?;
+    let four_native = native.prepare(model, false).map_err(dp)?;
+    let exact = native.prepare(model, true).map_err(dp)?;
+    let scalar = match scalar {
+        Some(b) => Some(b.prepare(model).map_err(|e| format!("C baseline: {e}"))?),
+        None => None,
+    };
+    let mut buffers: Vec<Aligned> = (0..10).map(|_| Aligned::new(floats)).collect();
+    let mut interleaved = Aligned::new(floats * 2);
+    let il = interleaved.slice();
+    let [p0, n0, p1, n1, p2, n2, p3, n3, p4, n4] = &mut buffers[..] else {
+        unreachable!("ten buffers");
+    };
+    let (p0, n0, p1, n1) = (p0.slice(), n0.slice(), p1.slice(), n1.slice());
+    let (p2, n2, p3, n3, p4, n4) = (
+        p2.slice(),
+        n2.slice(),
+        p3.slice(),
+        n3.slice(),
+        p4.slice(),
+        n4.slice(),
+    );
+
+    four_native.skin(bones, p2, n2);
+    let diff = max_diff(s.size(), ours, (p2, n2));
+    four_shipped.skin(bones, p1, n1);
+    let (shipped_p, shipped_n) = max_diff(s.size(), (p1, n1), (p2, n2));
+    if shipped_p > 1e-5 || shipped_n > 1e-5 {
+        return Err(format!(
+            "dp_sse.c's two builds differ by {shipped_p:.1e} (positions), {shipped_n:.1e} (normals)"
+        ));
+    }
+    exact.skin(bones, p3, n3);
+    let exact_diff = max_diff(s.size(), ours, (p3, n3));
+    skin_interleaved(model, kernel, bones, &s.mesh_vertices, il);
+    let (il_p, il_n): (Vec<f32>, Vec<f32>) = (
+        il.chunks(6).flat_map(|v| v[..3].to_vec()).collect(),
+        il.chunks(6).flat_map(|v| v[3..].to_vec()).collect(),
+    );
+    let (d_p, d_n) = max_diff(s.size(), ours, (&il_p, &il_n));
+    if d_p > 1e-5 || d_n > 1e-5 {
+        return Err(format!(
+            "ossa's interleaved output differs from its packed output by {d_p:.1e}, {d_n:.1e}"
+        ));
+    }
+
+    let (mut all, _) = parts(&s.mesh_vertices, p0, n0, |_, n| n);
+    let mut ossa = || skin_parts(model, kernel, bones, black_box(&mut all));
+    let mut ossa_interleaved =
+        || skin_interleaved(model, kernel, bones, &s.mesh_vertices, black_box(&mut *il));
+    let mut sse_shipped = || four_shipped.skin(black_box(bones), p1, n1);
+    let mut sse_native = || four_native.skin(black_box(bones), p2, n2);
+    let mut sse_exact = || exact.skin(black_box(bones), p3, n3);
+    let mut scalar_dp = || {
+        if let Some(b) = &scalar {
+            b.skin(black_box(bones), p4, n4);
+        }
+    };
+    let mut ops: Vec<&mut dyn FnMut()> = vec![
+        &mut ossa,
+        &mut ossa_interleaved,
+        &mut sse_shipped,
+        &mut sse_native,
+        &mut sse_exact,
+    ];
+    let has_scalar = scalar.is_some();
+    if has_scalar {
+        ops.push(&mut scalar_dp);
+    }
+    let paired = measure_paired(config, &mut ops);
+    drop(ops);
+    Ok(DpRow {
+        paired,
+        sets: four_native.sets(),
+        exact_sets: exact.sets(),
+        diff,
+        exact_diff,
+        scalar: has_scalar,
+    })
+}
+
+/// Skins every mesh into one buffer of 24 bytes a vertex, the position then the normal, meshes
+/// one after another; a failure aborts.
+fn skin_interleaved(
+    model: &Model,
+    kernel: Kernel,
+    bones: &[Mat3x4],
+    mesh_vertices: &[usize],
+    buffer: &mut [f32],
+) {
+    let mut rest = buffer;
+    for (mesh, &count) in mesh_vertices.iter().enumerate() {
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(count * 6);
+        rest = tail;
+        let done = Interleaved::new(part, 6, 0, Some(3))
+            .and_then(|mut t| model.skin_mesh_with(kernel, mesh, bones, 0, count, 0, &mut t));
+        if let Err(e) = done {
+            eprintln!("skinning failed: {e}");
+            std::process::abort();
+        }
+    }
 }
 
 /// `model` with every vertex following bone 0 alone, at its first influence's point: skinned,
@@ -827,9 +1075,124 @@ pub fn main(args: impl Iterator<Item = String>, command: &str, test_run: bool) -
     }
 }
 
+/// The load average of /proc/loadavg: runnable processes over the last 1, 5 and 15 minutes.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// "0.85x 0.80-0.90": a median ratio and its spread over the rounds.
+fn spread(r: [f64; 3]) -> String {
+    if r.iter().all(|x| x.is_finite()) {
+        format!("{:.2}x {:.2}-{:.2}", r[0], r[1], r[2])
+    } else {
+        "-".to_owned()
+    }
+}
+
+/// The table of ossa against DarkPlaces' SSE skinning.
+fn print_dp_table(
+    name_width: usize,
+    rows: Vec<(String, usize, Result<DpRow, String>)>,
+    load_before: &str,
+) {
+    let table = Table::start(
+        &[
+            "ossa against DarkPlaces' default CPU skinning (benches/baseline/dp_sse.c), whole model, positions and",
+            "normals, one thread; per thread CPU time (CLOCK_THREAD_CPUTIME_ID); in every round ossa and each",
+            "baseline run one after another; a ratio is the median over the rounds of ossa's time / the other's in",
+            "the same round, then the least and largest round. ossa = packed buffers, il = ossa into one",
+            "interleaved 24-byte buffer; SSE O3 = dp_sse.c with DarkPlaces' release flags, as shipped; SSE nat =",
+            "the same with -march=native; exact = dp_sse.c's kernel with every influence and its float weight",
+            "(native build); scalar = dp_skin.c, a scalar rendering of DarkPlaces' generic path, exact, -O2.",
+            "sets = unique sets of 4 byte weights (exact: of all float weights); 4i / ex diff = largest",
+            "difference from ossa of SSE nat / exact (positions over the model's size, normals as they are);",
+            "wall/cpu above 1.00 = the scheduler gave this thread's CPU to other work while it was measured",
+        ],
+        name_width,
+        &[
+            ("verts", 6),
+            ("sets", 5),
+            ("ex sets", 0),
+            ("ossa ns/v", 0),
+            ("SSE nat ns/v", 0),
+            ("ossa/SSE O3", 17),
+            ("ossa/SSE nat", 17),
+            ("ossa/exact", 17),
+            ("ossa/scalar", 17),
+            ("il/SSE nat", 17),
+            ("4i p diff", 7),
+            ("4i n diff", 7),
+            ("ex p diff", 7),
+            ("ex n diff", 7),
+            ("rounds", 0),
+            ("wall/cpu", 0),
+        ],
+    );
+    let mut worst_wall_over_cpu: f64 = 0.0;
+    for (name, vertices, dp) in rows {
+        let r = match dp {
+            Ok(r) => r,
+            Err(e) => {
+                println!("{name}: {e}");
+                continue;
+            }
+        };
+        let per_vertex = 1.0 / vertices.max(1) as f64;
+        let p = &r.paired;
+        worst_wall_over_cpu = worst_wall_over_cpu.max(p.wall_over_cpu);
+        table.row(&[
+            name,
+            vertices.to_string(),
+            r.sets.to_string(),
+            r.exact_sets.to_string(),
+            num(p.ns(OSSA) * per_vertex),
+            num(p.ns(SSE_NATIVE) * per_vertex),
+            spread(p.ratio(OSSA, SSE_SHIPPED)),
+            spread(p.ratio(OSSA, SSE_NATIVE)),
+            spread(p.ratio(OSSA, EXACT)),
+            if r.scalar {
+                spread(p.ratio(OSSA, SCALAR))
+            } else {
+                "-".to_owned()
+            },
+            spread(p.ratio(OSSA_INTERLEAVED, SSE_NATIVE)),
+            sci(r.diff.0),
+            sci(r.diff.1),
+            sci(r.exact_diff.0),
+            sci(r.exact_diff.1),
+            p.rounds.to_string(),
+            format!("{:.2}", p.wall_over_cpu),
+        ]);
+    }
+    let load_after = load_average();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let busy_load = [load_before, load_after.as_str()]
+        .iter()
+        .filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok())
+        .any(|one_minute| one_minute > cpus - 0.5);
+    let verdict = if busy_load || worst_wall_over_cpu > 1.05 {
+        "the machine was busy: CPU time leaves out time other work took from this thread, not the caches \
+         and memory bandwidth it shared; take the ratios as rough"
+    } else {
+        "the machine was otherwise idle"
+    };
+    println!(
+        "load average (1, 5, 15 min) before: {load_before}; after: {load_after}; largest wall/cpu \
+         {worst_wall_over_cpu:.2}: {verdict}"
+    );
+}
+
 /// Measures every selected model and prints the tables.
 fn run(config: &Config) {
     let baseline = Baseline::build();
+    let sse = DpSse {
+        shipped: Sse::build(&[]),
+        native: Sse::build(&["-march=native"]),
+    };
+    let load_before = load_average();
     println!(
         "ossa {} bench on {}; skinning kernel {} ({} available); {} ms warm-up + {} ms per \
          measurement{}; figures are medians",
@@ -848,6 +1211,15 @@ fn run(config: &Config) {
         Ok(b) => println!("C baseline: {}", b.description()),
         Err(why) => println!("C baseline: not built ({why})"),
     }
+    for (what, build) in [("as shipped", &sse.shipped), ("native", &sse.native)] {
+        match build {
+            Ok(b) => println!(
+                "DarkPlaces SSE ({what}): benches/baseline/dp_sse.c built with {}",
+                b.flags()
+            ),
+            Err(why) => println!("DarkPlaces SSE ({what}): not built ({why})"),
+        }
+    }
     let subjects = subjects(config);
     if subjects.is_empty() {
         println!("no model to measure");
@@ -864,7 +1236,8 @@ fn run(config: &Config) {
             "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes()",
             "pose = Model::pose_frames of a two-frame blend under a root that turns the model; skin = every mesh in that",
             "pose, positions and normals, every influence, one thread, into packed buffers; copy = copying those 24",
-            "bytes per vertex; C = the DarkPlaces-style baseline; 2T = skin speed-up on two threads (Mesh::skin_split's",
+            "bytes per vertex; C = dp_skin.c, a scalar -O2 rendering of DarkPlaces' generic path, exact (DarkPlaces",
+            "runs its SSE path: see the next table); 2T = skin speed-up on two threads (Mesh::skin_split's",
             "halves of equal estimated work, cut on a cache line; one resident helper thread); p diff, n diff = largest",
             "difference between ossa and the baseline: positions over the model's size, normals as they are",
         ],
@@ -890,8 +1263,9 @@ fn run(config: &Config) {
     let meter = CpuMeter::now();
     let mut kernel_rows = Vec::new();
     let mut bound_rows = Vec::new();
+    let mut dp_rows = Vec::new();
     for s in &subjects {
-        let r = match measure_subject(config, s, baseline.as_ref().ok()) {
+        let r = match measure_subject(config, s, baseline.as_ref().ok(), &sse) {
             Ok(r) => r,
             Err(e) => {
                 println!("{}: {e}", s.name);
@@ -919,11 +1293,13 @@ fn run(config: &Config) {
             sci(r.baseline_diff.map_or(f64::NAN, |d| d.1)),
         ]);
         kernel_rows.push((s.name.clone(), s.vertices, r.kernels));
+        dp_rows.push((s.name.clone(), s.vertices, r.dp));
         if let Some(bound) = r.bound {
             bound_rows.push((s.name.clone(), s.vertices, bound, r.skin, r.copy));
         }
     }
     println!("{}", CpuMeter::report(&meter));
+    print_dp_table(name_width, dp_rows, &load_before);
 
     let mut columns = vec![("verts", 6)];
     let names: Vec<String> = Kernel::available()
