@@ -94,8 +94,8 @@ impl Config {
     }
 }
 
-/// Median nanoseconds per call of `op`, after a warm-up, in batched samples.
-fn measure(config: &Config, mut op: impl FnMut()) -> f64 {
+/// Runs `op` for the warm-up time and gives the batch of calls that makes one sample.
+fn warm_up(config: &Config, mut op: impl FnMut()) -> u32 {
     let start = Instant::now();
     let mut calls = 0u32;
     while calls == 0 || start.elapsed() < config.warmup {
@@ -104,7 +104,12 @@ fn measure(config: &Config, mut op: impl FnMut()) -> f64 {
     }
     let per_call = start.elapsed().as_secs_f64() / f64::from(calls);
     let batch = (config.min_sample.as_secs_f64() / per_call.max(1e-9)).ceil() as u32;
-    let batch = batch.clamp(1, 1_000_000);
+    batch.clamp(1, 1_000_000)
+}
+
+/// Median nanoseconds per call of `op`, after a warm-up, in batched samples.
+fn measure(config: &Config, mut op: impl FnMut()) -> f64 {
+    let batch = warm_up(config, &mut op);
     let mut samples = Vec::new();
     let start = Instant::now();
     while samples.len() < MIN_SAMPLES
@@ -173,15 +178,7 @@ impl Paired {
 fn measure_paired(config: &Config, ops: &mut [&mut dyn FnMut()]) -> Paired {
     let mut batches = Vec::new();
     for op in ops.iter_mut() {
-        let start = Instant::now();
-        let mut calls = 0u32;
-        while calls == 0 || start.elapsed() < config.warmup {
-            op();
-            calls += 1;
-        }
-        let per_call = start.elapsed().as_secs_f64() / f64::from(calls);
-        let batch = (config.min_sample.as_secs_f64() / per_call.max(1e-9)).ceil() as u32;
-        batches.push(batch.clamp(1, 1_000_000));
+        batches.push(warm_up(config, op));
     }
     let n = ops.len();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
