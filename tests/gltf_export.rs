@@ -234,6 +234,7 @@ fn cases() -> Vec<(String, Model)> {
             out.push((f.trim_end_matches(".skm").to_owned(), model));
         }
         out.push(("sims_b001mafit_01_idle".to_owned(), sims_body(&corpus)));
+        out.extend(sims_corpus(&corpus));
     } else {
         eprintln!(
             "corpus not found at {}; only the generated fixtures are exported",
@@ -279,6 +280,34 @@ fn textured_tube() -> (Model, ModelTextures) {
     let fs = DirFileSystem::new(&dir);
     let textures = find_textures(&model, Some((&fs, "tube.dpm")), 0);
     (model, textures)
+}
+
+/// The Sims corpus: both skeletons alone, every mesh on the adult skeleton (or, where a bone
+/// it names is not there, the child's), and the hipster suit's two skins dressed on the adult.
+fn sims_corpus(corpus: &Path) -> Vec<(String, Model)> {
+    let dir = corpus.join("sims");
+    let adult = load(&dir.join("so_adult-skeleton.cmx"));
+    let child = load(&dir.join("so_child-skeleton.cmx"));
+    let mut out = Vec::new();
+    for f in files_ending(&dir, &[".skn"]) {
+        let mesh = load(&dir.join(&f));
+        let bound = Model::bind(&mesh, &adult)
+            .or_else(|_| Model::bind(&mesh, &child))
+            .unwrap_or_else(|e| panic!("{f}: {e}"));
+        out.push((f.trim_end_matches(".skn").to_owned(), bound));
+    }
+    let suit_file = load(&dir.join("so_C005MA_Hipster.cmx"));
+    let character = ossa::assemble::with_suits(&adult, suit_file.suits()).unwrap();
+    let suit = suit_file.suits()[0].name.to_string_lossy();
+    let hipster = ossa::assemble::dress(&character, &suit, &mut |mesh| {
+        Model::load_file(dir.join(format!("so_{mesh}.skn")), &LoadOptions::default())
+    })
+    .unwrap();
+    assert_eq!(hipster.meshes().len(), 2);
+    out.push(("sims_hipster".to_owned(), hipster));
+    out.push(("sims_adult_skeleton".to_owned(), adult));
+    out.push(("sims_child_skeleton".to_owned(), child));
+    out
 }
 
 /// The retail adult body on the adult skeleton, with the idle skill, under the game's names.
