@@ -159,13 +159,23 @@ fn vertex_weights(
     out: &mut Vec<(u32, f32)>,
     exactness: &mut Exactness,
 ) {
-    let mut merged: Vec<(u32, f64)> = Vec::with_capacity(influences.len());
-    for i in influences {
-        match merged.iter_mut().find(|(b, _)| *b == i.bone) {
-            Some((_, w)) => *w += f64::from(i.weight),
-            None => merged.push((i.bone, f64::from(i.weight))),
+    // One entry per bone, at the bone's first place in the file: sorted by bone, then merged,
+    // so that a vertex of many influences costs n log n, not n squared.
+    let mut by_bone: Vec<(u32, usize, f64)> = influences
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (i.bone, k, f64::from(i.weight)))
+        .collect();
+    by_bone.sort_by_key(|&(bone, k, _)| (bone, k));
+    let mut placed: Vec<(u32, usize, f64)> = Vec::with_capacity(by_bone.len());
+    for (bone, k, w) in by_bone {
+        match placed.last_mut() {
+            Some(last) if last.0 == bone => last.2 += w,
+            _ => placed.push((bone, k, w)),
         }
     }
+    placed.sort_by_key(|&(_, k, _)| k);
+    let mut merged: Vec<(u32, f64)> = placed.into_iter().map(|(b, _, w)| (b, w)).collect();
     let total: f64 = merged.iter().map(|(_, w)| w).sum();
     let off = (total - 1.0).abs();
     if off > 1e-6 {
@@ -198,27 +208,27 @@ struct MaterialKey {
 
 /// Materials by what they are, so that meshes and variants share them.
 struct Materials {
-    keys: Vec<(String, Option<usize>)>,
-    textures: Vec<Option<Index<texture::Texture>>>,
+    by_key: HashMap<(String, Option<usize>), Index<material::Material>>,
+    /// One texture per image, by the image's index.
+    textures: Vec<Index<texture::Texture>>,
 }
 
 impl Materials {
     fn get(&mut self, root: &mut Root, key: MaterialKey) -> Index<material::Material> {
         let id = (key.name.clone(), key.image);
-        if let Some(i) = self.keys.iter().position(|k| *k == id) {
-            return Index::new(i as u32);
+        if let Some(&index) = self.by_key.get(&id) {
+            return index;
         }
-        self.keys.push(id);
-        let base_color_texture = key
-            .image
-            .and_then(|i| self.textures.get(i).copied().flatten())
-            .map(|index| texture::Info {
-                index,
-                tex_coord: 0,
-                extensions: None,
-                extras: Default::default(),
-            });
-        root.push(material::Material {
+        let base_color_texture =
+            key.image
+                .and_then(|i| self.textures.get(i).copied())
+                .map(|index| texture::Info {
+                    index,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+        let index = root.push(material::Material {
             name: Some(key.name),
             pbr_metallic_roughness: material::PbrMetallicRoughness {
                 base_color_factor: material::PbrBaseColorFactor(key.color.unwrap_or([1.0; 4])),
@@ -229,7 +239,9 @@ impl Materials {
                 ..Default::default()
             },
             ..Default::default()
-        })
+        });
+        self.by_key.insert(id, index);
+        index
     }
 }
 
@@ -241,7 +253,7 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
         ));
     }
     let scale = options.scale;
-    if !(scale.is_finite() && scale > 0.0 && (1e-6..=1e6).contains(&scale)) {
+    if !(1e-6..=1e6).contains(&scale) {
         return Err(Error::invalid_argument(format!(
             "scale {scale} is not a number from 1e-6 to 1e6"
         )));
@@ -258,9 +270,8 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
     // Bones: nodes at the rest pose (frame 0), children listed under their parents.
     let mut rest = Vec::with_capacity(nb);
     let mut local = vec![Mat3x4::IDENTITY; nb];
-    if !model.skeleton().write_frame_poses(0, &mut local) {
-        local.fill(Mat3x4::IDENTITY);
-    }
+    // A skeleton without frames keeps its bones at the identity (a failed write leaves `local`).
+    let _ = model.skeleton().write_frame_poses(0, &mut local);
     let mut children: Vec<Vec<Index<scene::Node>>> = vec![Vec::new(); nb];
     let mut scene_nodes = Vec::new();
     for (i, bone) in model.bones().iter().enumerate() {
@@ -320,7 +331,7 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
 
     // Images, then one texture each.
     let mut materials = Materials {
-        keys: Vec::new(),
+        by_key: HashMap::new(),
         textures: Vec::new(),
     };
     if let Some(found) = options.textures {
@@ -348,7 +359,7 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
                 extensions: None,
                 extras: Default::default(),
             });
-            materials.textures.push(Some(t));
+            materials.textures.push(t);
         }
     }
 
@@ -929,21 +940,25 @@ fn keyed_tracks(
     scale: f32,
 ) -> Vec<Track> {
     use crate::model::{KEY_POSITION, KEY_ROTATION, KEY_SCALE};
-    let nb = model.bones().len();
+    let channels = [
+        (KEY_POSITION, animation::Property::Translation),
+        (KEY_ROTATION, animation::Property::Rotation),
+        (KEY_SCALE, animation::Property::Scale),
+    ];
+    // Each key's (time, index) under its bone and channel, in one pass over the keys.
+    let mut grouped: Vec<[Vec<(f32, usize)>; 3]> = vec![Default::default(); model.bones().len()];
+    for (i, k) in keyed.keys.iter().enumerate() {
+        if let Some(lists) = grouped.get_mut(k.bone as usize) {
+            for ((bit, _), list) in channels.iter().zip(lists.iter_mut()) {
+                if k.flags & bit != 0 {
+                    list.push((k.time, i));
+                }
+            }
+        }
+    }
     let mut tracks = Vec::new();
-    for bone in 0..nb {
-        for (bit, path) in [
-            (KEY_POSITION, animation::Property::Translation),
-            (KEY_ROTATION, animation::Property::Rotation),
-            (KEY_SCALE, animation::Property::Scale),
-        ] {
-            let mut keys: Vec<(f32, usize)> = keyed
-                .keys
-                .iter()
-                .enumerate()
-                .filter(|(_, k)| k.bone as usize == bone && k.flags & bit != 0)
-                .map(|(i, k)| (k.time, i))
-                .collect();
+    for (bone, lists) in grouped.into_iter().enumerate() {
+        for ((_, path), mut keys) in channels.iter().cloned().zip(lists) {
             if keys.is_empty() {
                 continue;
             }
@@ -976,7 +991,8 @@ fn keyed_tracks(
             tracks.push(Track {
                 node: bone as u32,
                 path,
-                times: unique.iter().map(|k| k.0.max(0.0)).collect(),
+                // Key times are finite and from 0 on: the DMF reader refuses others.
+                times: unique.iter().map(|k| k.0).collect(),
                 values,
             });
         }
