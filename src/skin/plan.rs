@@ -45,7 +45,7 @@
 //! Its heap per vertex: nothing for a one-influence vertex in a run, 32 bytes for a palette
 //! vertex in a run or any vertex in a stretch, 4 for one skinned influence by influence; 12
 //! bytes per run, 16 per stretch, 28 per group, 4 per bone a stretch uses and 4 per set with
-//! runs besides. (The table is each thread's, 128 bytes a slot, kept from call to call.)
+//! runs besides. (The table is each thread's, 64 bytes a slot, kept from call to call.)
 
 #[cfg(target_arch = "x86_64")]
 use super::f4::F8;

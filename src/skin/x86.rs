@@ -1,12 +1,17 @@
 //! x86-64 kernels. SSE2 (part of x86-64, so always there) keeps a matrix's four columns in four
 //! registers and a vertex's position and normal in two, doing the portable kernel's operations in
-//! its order. AVX2 with FMA keeps each column twice in one 8-lane register, `[c | c]`, so that a
-//! vertex's position and normal come out of the same three fused multiply-adds.
+//! its order. Its lanes hold `(x, y, y, z)`, the middle row computed twice, so that a 12-byte
+//! element is stored as two overlapping 8-byte stores, `x y` at its start and `y z` four bytes
+//! on, with no shuffle: nothing is written outside the element, and a target's last element may
+//! end exactly where the caller's buffer does.
 //!
-//! A vector's lanes hold `(x, y, y, z)`, the middle row computed twice, so that a 12-byte
-//! element is stored as two overlapping 8-byte stores, `x y` at its start and `y z` four bytes on,
-//! with no shuffle: nothing is written outside the element, and a target's last element may end
-//! exactly where the caller's buffer does.
+//! AVX2 with FMA keeps columns with lanes `(x, y, z, 0)`, 16 bytes each. A vertex skinned alone
+//! (in a stretch, each with its own matrix) takes each coordinate of its operand broadcast
+//! from memory, a load rather than a shuffle, and its results are stored 16 bytes at a time in
+//! vertex order, each store's fourth float overwritten by the next element's; the last element
+//! of a stretch is stored as exactly its 12 bytes. On CPUs that split 256-bit operations in two
+//! (AMD before Zen 2) that halves the vector work of the eight-lane form it replaced, and a
+//! blend is kept as 64 bytes rather than 128.
 //!
 //! Runs of consecutive vertices read their operands, 32-byte records `(o, f, n, _)`, where they
 //! lie (a bone group's in the mesh's influences) and turn four of them at a time into lanes in
@@ -101,6 +106,24 @@ fn columns(r0: __m128, r1: __m128, r2: __m128) -> [__m128; 4] {
             _mm_movehl_ps(u0, t0),
             _mm_movelh_ps(t2, u2),
             _mm_movehl_ps(u2, t2),
+        ]
+    }
+}
+
+/// Columns `(r0[j], r1[j], r2[j], 0)` of the rows `r0`, `r1`, `r2`: a matrix whose products
+/// come out as `(x, y, z, 0)`, which a 16-byte store writes whole.
+#[inline(always)]
+fn columns3(r0: __m128, r1: __m128, r2: __m128) -> [__m128; 4] {
+    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
+    unsafe {
+        let zero = _mm_setzero_ps();
+        let (t0, t1) = (_mm_unpacklo_ps(r0, r1), _mm_unpacklo_ps(r2, zero));
+        let (t2, t3) = (_mm_unpackhi_ps(r0, r1), _mm_unpackhi_ps(r2, zero));
+        [
+            _mm_movelh_ps(t0, t1),
+            _mm_movehl_ps(t1, t0),
+            _mm_movelh_ps(t2, t3),
+            _mm_movehl_ps(t3, t2),
         ]
     }
 }
@@ -630,21 +653,6 @@ impl Avx2<'_> {
         unsafe { _mm256_set_m128(hi, lo) }
     }
 
-    /// `[c0 | c0], [c1 | c1], [c2 | c2], [c3 | 0]`: a matrix for positions (low half, with the
-    /// translation) and normals (high half, without) at once.
-    #[inline(always)]
-    fn matrix(&self, [c0, c1, c2, c3]: [__m128; 4]) -> [__m256; 4] {
-        // SAFETY: AVX is present (see Avx2); SSE2 is part of x86-64.
-        unsafe {
-            [
-                self.pair(c0, c0),
-                self.pair(c1, c1),
-                self.pair(c2, c2),
-                self.pair(c3, _mm_setzero_ps()),
-            ]
-        }
-    }
-
     #[inline(always)]
     fn emit<const NORMALS: bool, const UNIT: bool>(
         &self,
@@ -701,95 +709,109 @@ impl Avx2<'_> {
                     s01 = _mm256_fmadd_ps(f, lo[j], s01);
                     s23 = _mm256_fmadd_ps(f, hi[j], s23);
                 }
-                self.save(&spread_columns(s01, s23), slot);
+                save_halves(s01, s23, slot);
             }
         }
     }
 
-    /// `[p | n]` of the operand `x = (o, f, n, _)` with the matrix `[c0 | c0], [c1 | c1],
-    /// [c2 | c2], [c3 | 0]`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and `(c0 nx + c1 ny) + c2 nz`,
-    /// rows 0, 1, 1, 2 in each half.
+    /// The position and normal `(x, y, z, 0)` of the operand `x = (o, f, n, _)` with the matrix
+    /// of columns `c`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and `((0 + c0 nx) + c1 ny) + c2 nz`
+    /// (the sum from `+0`, as the runs' upper halves do). Each coordinate is broadcast from
+    /// memory: a load, where a shuffle would take the vector units that do the arithmetic.
     #[inline(always)]
-    fn transform<const ONE: bool>(&self, [c0, c1, c2, c3]: &[__m256; 4], x: &Influence) -> __m256 {
+    fn transform<const NORMALS: bool, const ONE: bool>(
+        &self,
+        [c0, c1, c2, c3]: &[__m128; 4],
+        x: &Influence,
+    ) -> (__m128, __m128) {
         let at: *const f32 = std::ptr::from_ref(x).cast();
-        // SAFETY: AVX and FMA are present (see Avx2); an Influence is repr(C, align(32)), eight
-        // 4-byte fields, and the aligned load reads it whole. Its last float (a bone, or a table
-        // slot) is cleared, so the upper half of the first term is +0 (as is c3's).
+        // SAFETY: AVX and FMA are present (see Avx2); each load reads one of the record's
+        // first seven floats.
         unsafe {
-            let x = _mm256_load_ps(at);
             let acc = if ONE {
                 *c3
             } else {
-                let keep7 = _mm256_castsi256_ps(_mm256_set_epi32(0, -1, -1, -1, -1, -1, -1, -1));
-                _mm256_mul_ps(*c3, _mm256_permute_ps(_mm256_and_ps(x, keep7), 0xFF))
+                _mm_mul_ps(*c3, _mm_broadcast_ss(&*at.add(3)))
             };
-            let acc = _mm256_fmadd_ps(*c0, _mm256_permute_ps(x, 0x00), acc);
-            let acc = _mm256_fmadd_ps(*c1, _mm256_permute_ps(x, 0x55), acc);
-            _mm256_fmadd_ps(*c2, _mm256_permute_ps(x, 0xAA), acc)
+            let acc = _mm_fmadd_ps(*c0, _mm_broadcast_ss(&*at), acc);
+            let acc = _mm_fmadd_ps(*c1, _mm_broadcast_ss(&*at.add(1)), acc);
+            let p = _mm_fmadd_ps(*c2, _mm_broadcast_ss(&*at.add(2)), acc);
+            if !NORMALS {
+                return (p, _mm_setzero_ps());
+            }
+            let acc = _mm_fmadd_ps(*c0, _mm_broadcast_ss(&*at.add(4)), _mm_setzero_ps());
+            let acc = _mm_fmadd_ps(*c1, _mm_broadcast_ss(&*at.add(5)), acc);
+            (p, _mm_fmadd_ps(*c2, _mm_broadcast_ss(&*at.add(6)), acc))
         }
     }
 
-    /// Skins the four consecutive operands `x` (each with the matrix in the table slot it
-    /// names) into elements `[e, e + 4)` of a target whose streams are packed: each vertex as
-    /// [`Avx2::transform`] computes it, the four results' rows `(x, y, y, z)` then packed into
-    /// three registers per half, `(x0 y0 z0 x1) (y1 z1 x2 y2) (z2 x3 y3 z3)`, stored whole.
+    /// [`Avx2::transform`] of a stretch operand, with the matrix in the table slot it names.
     ///
     /// # Safety
-    /// `e + 4` is at most the target's capacity; its positions (and its normals, when
-    /// `NORMALS`) are packed; every operand's slot is below `table.len()` (as every stretch
-    /// operand's is below [`super::plan::SkinPlan::table_len`]).
+    /// The operand's slot is below `table.len()`.
     #[inline(always)]
-    unsafe fn four_packed<const NORMALS: bool, const ONE: bool>(
+    unsafe fn slot_transform<const NORMALS: bool, const ONE: bool>(
+        &self,
+        table: &[Slot],
+        x: &Influence,
+    ) -> (__m128, __m128) {
+        debug_assert!((x.bone as usize) < table.len());
+        // SAFETY: the caller's contract.
+        let m = self.load(unsafe { table.get_unchecked(x.bone as usize) });
+        self.transform::<NORMALS, ONE>(&m, x)
+    }
+
+    /// Skins the consecutive operands `x` (each with the matrix in the table slot it names)
+    /// into elements `[e, e + x.len())` of a target whose positions (and normals, when
+    /// `NORMALS`) are packed: each result `(x, y, z, 0)` stored as 16 bytes, whose last 4 the
+    /// next element's store writes again, the last element as exactly its 12 bytes.
+    ///
+    /// # Safety
+    /// `e + x.len()` is at most the target's capacity; every operand's slot is below
+    /// `table.len()`.
+    #[inline(always)]
+    unsafe fn stretch_packed<const NORMALS: bool, const ONE: bool>(
         &self,
         table: &[Slot],
         x: &[Influence],
         out: &mut RawTarget,
         e: usize,
     ) {
-        debug_assert!(e + 4 <= out.capacity);
-        let [a, b, c, d] = x else {
+        debug_assert!(e + x.len() <= out.capacity);
+        let Some((last, most)) = x.split_last() else {
             return;
         };
-        debug_assert!(x.iter().all(|x| (x.bone as usize) < table.len()));
-        // SAFETY: the caller's contract: each slot is in the table.
-        let slot = |x: &Influence| unsafe { table.get_unchecked(x.bone as usize) };
-        let r = [
-            self.transform::<ONE>(&self.load(slot(a)), a),
-            self.transform::<ONE>(&self.load(slot(b)), b),
-            self.transform::<ONE>(&self.load(slot(c)), c),
-            self.transform::<ONE>(&self.load(slot(d)), d),
-        ];
-        // SAFETY: AVX is present (see Avx2); elements [e, e + 4) are the 48 bytes from element
-        // e of each packed stream (RawTarget's contract); the stores are unaligned ones.
+        // SAFETY: the caller's contract; elements [e, e + x.len()) are 12 bytes each from
+        // element e of each packed stream (RawTarget's contract), and every 16-byte store but
+        // the last element's ends inside the next element; AVX is present (see Avx2).
         unsafe {
-            let t0 = _mm256_shuffle_ps(r[0], r[1], 0x0F); // z0 z0 x1 x1
-            let t2 = _mm256_shuffle_ps(r[2], r[3], 0x0F); // z2 z2 x3 x3
-            let packed = [
-                _mm256_shuffle_ps(r[0], t0, 0x94),   // x0 y0 z0 x1
-                _mm256_shuffle_ps(r[1], r[2], 0x4D), // y1 z1 x2 y2
-                _mm256_shuffle_ps(t2, r[3], 0xD8),   // z2 x3 y3 z3
-            ];
             let (p, n) = (out.positions.add(e * 12), out.normals.add(e * 12));
-            for (k, &v) in packed.iter().enumerate() {
-                _mm_storeu_ps(p.add(16 * k).cast(), _mm256_castps256_ps128(v));
+            for (i, x) in most.iter().enumerate() {
+                let (a, b) = self.slot_transform::<NORMALS, ONE>(table, x);
+                _mm_storeu_ps(p.add(12 * i).cast(), a);
                 if NORMALS {
-                    _mm_storeu_ps(n.add(16 * k).cast(), _mm256_extractf128_ps(v, 1));
+                    _mm_storeu_ps(n.add(12 * i).cast(), b);
                 }
+            }
+            let (a, b) = self.slot_transform::<NORMALS, ONE>(table, last);
+            store_xyz(p.add(12 * most.len()), a);
+            if NORMALS {
+                store_xyz(n.add(12 * most.len()), b);
             }
         }
     }
 
-    /// [`Avx2::four_packed`] for a target whose 24-byte elements hold a position and its normal
-    /// side by side (the position first when `position_first`): each result's six floats put
-    /// together in one register and stored as 32 bytes, the last two of which the next
-    /// element's store overwrites; the fourth element is stored as 16 and 8 bytes, so that
-    /// nothing past the four elements is written.
+    /// [`Avx2::stretch_packed`] for a target whose 24-byte elements hold a position and its
+    /// normal side by side (the position first when `position_first`): the first triple and
+    /// then the second stored as 16 bytes each, the second overwriting the first's fourth
+    /// float and the next element's first overwriting the second's; the last element's second
+    /// triple stored as exactly its 12 bytes.
     ///
     /// # Safety
-    /// The 96 bytes from `base + 24 e` are the four elements; every operand's slot is below
-    /// `table.len()`.
+    /// The `24 * x.len()` bytes from `base + 24 e` are the elements; every operand's slot is
+    /// below `table.len()`.
     #[inline(always)]
-    unsafe fn four_pair<const ONE: bool>(
+    unsafe fn stretch_pair<const ONE: bool>(
         &self,
         table: &[Slot],
         x: &[Influence],
@@ -797,39 +819,24 @@ impl Avx2<'_> {
         position_first: bool,
         e: usize,
     ) {
-        let [a, b, c, d] = x else {
+        let Some((last, most)) = x.split_last() else {
             return;
         };
-        debug_assert!(x.iter().all(|x| (x.bone as usize) < table.len()));
-        // SAFETY: the caller's contract: each slot is in the table.
-        let slot = |x: &Influence| unsafe { table.get_unchecked(x.bone as usize) };
-        // Four calls rather than a map over a closure, which would be compiled without the
-        // kernel's CPU features.
-        let [r0, r1, r2, r3] = [
-            self.transform::<ONE>(&self.load(slot(a)), a),
-            self.transform::<ONE>(&self.load(slot(b)), b),
-            self.transform::<ONE>(&self.load(slot(c)), c),
-            self.transform::<ONE>(&self.load(slot(d)), d),
-        ];
-        // SAFETY: AVX2 is present (see Avx2); the stores stay inside the 96 bytes of the four
-        // elements (the caller's contract), in element order, unaligned.
+        // SAFETY: the caller's contract; each store stays inside the elements (the last one
+        // exactly 12 bytes); AVX is present (see Avx2).
         unsafe {
-            // From rows (x, y, y, z | nx, ny, ny, nz): (x y z nx ny nz) or (nx ny nz x y z).
-            let six = if position_first {
-                _mm256_setr_epi32(0, 1, 3, 4, 5, 7, 7, 7)
-            } else {
-                _mm256_setr_epi32(4, 5, 7, 0, 1, 3, 3, 3)
-            };
-            let at = base.add(e * 24);
-            for (k, v) in [r0, r1, r2].into_iter().enumerate() {
-                _mm256_storeu_ps(at.add(24 * k).cast(), _mm256_permutevar8x32_ps(v, six));
+            let at = base.add(24 * e);
+            for (i, x) in most.iter().enumerate() {
+                let (a, b) = self.slot_transform::<true, ONE>(table, x);
+                let (first, second) = if position_first { (a, b) } else { (b, a) };
+                _mm_storeu_ps(at.add(24 * i).cast(), first);
+                _mm_storeu_ps(at.add(24 * i + 12).cast(), second);
             }
-            let last = _mm256_permutevar8x32_ps(r3, six);
-            _mm_storeu_ps(at.add(72).cast(), _mm256_castps256_ps128(last));
-            _mm_storel_epi64(
-                at.add(88).cast(),
-                _mm_castps_si128(_mm256_extractf128_ps(last, 1)),
-            );
+            let (a, b) = self.slot_transform::<true, ONE>(table, last);
+            let (first, second) = if position_first { (a, b) } else { (b, a) };
+            let end = at.add(24 * most.len());
+            _mm_storeu_ps(end.cast(), first);
+            store_xyz(end.add(12), second);
         }
     }
 
@@ -960,19 +967,43 @@ impl Four for Avx2<'_> {
     }
 }
 
-/// A blend's columns 0 and 1 (`s01`) and 2 and 3 (`s23`) as a kernel matrix: `[c0 | c0], [c1 |
-/// c1], [c2 | c2], [c3 | 0]`.
+/// A blend's columns 0 and 1 (`s01`) and 2 and 3 (`s23`) as four columns.
 #[inline(always)]
-fn spread_columns(s01: __m256, s23: __m256) -> [__m256; 4] {
+fn split_columns(s01: __m256, s23: __m256) -> [__m128; 4] {
     // SAFETY: runs only inside avx2(), where AVX is present.
     unsafe {
         [
-            _mm256_permute2f128_ps(s01, s01, 0x00),
-            _mm256_permute2f128_ps(s01, s01, 0x11),
-            _mm256_permute2f128_ps(s23, s23, 0x00),
-            // The translation, and zero above it.
-            _mm256_permute2f128_ps(s23, s23, 0x81),
+            _mm256_castps256_ps128(s01),
+            _mm256_extractf128_ps(s01, 1),
+            _mm256_castps256_ps128(s23),
+            _mm256_extractf128_ps(s23, 1),
         ]
+    }
+}
+
+/// Keeps a blend's columns 0 and 1 (`s01`) and 2 and 3 (`s23`) in `slot`, as
+/// [`Backend::save`] of [`split_columns`] would.
+#[inline(always)]
+fn save_halves(s01: __m256, s23: __m256, slot: &mut Slot) {
+    let at: *mut f32 = slot.0.as_mut_ptr();
+    // SAFETY: runs only inside avx2(), where AVX is present; the stores write the slot's 16
+    // floats, 32-byte aligned.
+    unsafe {
+        _mm256_store_ps(at, s01);
+        _mm256_store_ps(at.add(8), s23);
+    }
+}
+
+/// Stores `(x, y, z, _)` as the 12 bytes `x y z` at `at`.
+///
+/// # Safety
+/// The 12 bytes at `at` are writable.
+#[inline(always)]
+unsafe fn store_xyz(at: *mut u8, v: __m128) {
+    // SAFETY: the caller hands over 12 writable bytes; an 8-byte and a 4-byte store, unaligned.
+    unsafe {
+        _mm_storel_epi64(at.cast(), _mm_castps_si128(v));
+        _mm_store_ss(at.add(8).cast(), _mm_movehl_ps(v, v));
     }
 }
 
@@ -1006,7 +1037,7 @@ fn pack3_halves([x, y, z]: [__m256; 3]) -> [__m256; 3] {
 
 impl<'t> Backend for Avx2<'t> {
     type Out = RawTarget<'t>;
-    type Mat = [__m256; 4];
+    type Mat = [__m128; 4];
     type Rel = [__m128; 4];
     type Wide = Spread<__m256>;
 
@@ -1030,17 +1061,17 @@ impl<'t> Backend for Avx2<'t> {
                 let t = _mm_fmadd_ps(_mm_shuffle_ps(x, x, 0xAA), i2, t);
                 *a = _mm_fmadd_ps(_mm_shuffle_ps(x, x, 0xFF), e, t);
             }
-            columns(rows[0], rows[1], rows[2])
+            columns3(rows[0], rows[1], rows[2])
         }
     }
 
     #[inline(always)]
-    fn bone(&self, m: &Mat3x4) -> [__m256; 4] {
-        self.matrix(columns(row(m, 0), row(m, 1), row(m, 2)))
+    fn bone(&self, m: &Mat3x4) -> [__m128; 4] {
+        columns3(row(m, 0), row(m, 1), row(m, 2))
     }
 
     #[inline(always)]
-    fn blend(&self, members: &[Member], rel: &[[__m128; 4]]) -> [__m256; 4] {
+    fn blend(&self, members: &[Member], rel: &[[__m128; 4]]) -> [__m128; 4] {
         debug_assert!(members.iter().all(|m| (m.slot as usize) < rel.len()));
         // SAFETY: FMA and AVX are present (see Avx2); each load reads 32 of a slot's 64 bytes;
         // every member's slot is below the palette's bone count, which `rel` has room for
@@ -1060,7 +1091,7 @@ impl<'t> Backend for Avx2<'t> {
                     s23 = _mm256_fmadd_ps(f, halves_of(m).1, s23);
                 }
             }
-            spread_columns(s01, s23)
+            split_columns(s01, s23)
         }
     }
 
@@ -1091,42 +1122,51 @@ impl<'t> Backend for Avx2<'t> {
     }
 
     #[inline(always)]
-    fn widen(&self, m: &[__m256; 4]) -> Spread<__m256> {
-        // SAFETY: AVX is present (see Avx2). Each half of a column holds rows 0, 1, 1, 2 (the
-        // translation's upper half zeros), so the spread keeps `[c | c]` and `[t | 0]`.
+    fn widen(&self, m: &[__m128; 4]) -> Spread<__m256> {
+        // SAFETY: AVX2 is present (see Avx2). Columns hold rows 0, 1, 2 in their lanes; the
+        // spread is `[c | c]`, and `[t | 0]` for the translation, which normals do without.
         unsafe {
             let mut k = [[_mm256_setzero_ps(); 4]; 3];
             for (j, &c) in m.iter().enumerate() {
-                k[0][j] = _mm256_permute_ps(c, 0x00);
-                k[1][j] = _mm256_permute_ps(c, 0x55);
-                k[2][j] = _mm256_permute_ps(c, 0xFF);
+                for (r, k) in k.iter_mut().enumerate() {
+                    let v = match r {
+                        0 => _mm_permute_ps(c, 0x00),
+                        1 => _mm_permute_ps(c, 0x55),
+                        _ => _mm_permute_ps(c, 0xAA),
+                    };
+                    k[j] = if j == 3 {
+                        _mm256_zextps128_ps256(v)
+                    } else {
+                        _mm256_set_m128(v, v)
+                    };
+                }
             }
             k
         }
     }
 
     #[inline(always)]
-    fn save(&self, m: &[__m256; 4], slot: &mut Slot) {
+    fn save(&self, m: &[__m128; 4], slot: &mut Slot) {
         let at: *mut f32 = slot.0.as_mut_ptr();
-        // SAFETY: AVX is present (see Avx2); the four stores write the slot's 32 floats, at
-        // 32-byte aligned addresses.
+        // SAFETY: SSE2 is part of x86-64; the stores write the slot's 16 floats, at 16-byte
+        // aligned addresses.
         unsafe {
             for (k, &c) in m.iter().enumerate() {
-                _mm256_store_ps(at.add(8 * k), c);
+                _mm_store_ps(at.add(4 * k), c);
             }
         }
     }
 
     #[inline(always)]
-    fn load(&self, slot: &Slot) -> [__m256; 4] {
+    fn load(&self, slot: &Slot) -> [__m128; 4] {
         let at: *const f32 = slot.0.as_ptr();
-        // SAFETY: AVX is present (see Avx2); the loads read the slot's 32 floats, aligned.
+        // SAFETY: SSE2 is part of x86-64; the loads read the slot's 16 floats, aligned.
         unsafe {
             [
-                _mm256_load_ps(at),
-                _mm256_load_ps(at.add(8)),
-                _mm256_load_ps(at.add(16)),
-                _mm256_load_ps(at.add(24)),
+                _mm_load_ps(at),
+                _mm_load_ps(at.add(4)),
+                _mm_load_ps(at.add(8)),
+                _mm_load_ps(at.add(12)),
             ]
         }
     }
@@ -1134,13 +1174,15 @@ impl<'t> Backend for Avx2<'t> {
     #[inline(always)]
     fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
-        m: [__m256; 4],
+        m: [__m128; 4],
         x: &Influence,
         out: &mut RawTarget,
         e: usize,
     ) {
-        let acc = self.transform::<ONE>(&m, x);
-        self.emit::<NORMALS, UNIT>(out, e, acc);
+        let (p, n) = self.transform::<NORMALS, ONE>(&m, x);
+        // SAFETY: SSE2 is part of x86-64. (x, y, z, 0) to the (x, y, y, z) emit stores.
+        let (p, n) = unsafe { (_mm_permute_ps(p, 0x94), _mm_permute_ps(n, 0x94)) };
+        emit::<NORMALS, UNIT>(out, e, p, n);
     }
 
     #[inline(always)]
@@ -1152,42 +1194,18 @@ impl<'t> Backend for Avx2<'t> {
         e: usize,
     ) {
         let shape = Shape::of(out, NORMALS);
-        let packed = shape.packed_positions && (!NORMALS || shape.packed_normals);
-        let len = x.len();
-        if NORMALS
-            && !UNIT
-            && len >= 4
-            && let Some((base, position_first)) = shape.pair
-        {
-            // As the packed streams below: four at a time, the last four again.
-            let last = (!len.is_multiple_of(4)).then_some(len - 4);
-            for (k, block) in x.chunks_exact(4).enumerate() {
-                // SAFETY: drive() hands over elements below count, which skin_mesh checked
-                // against the capacity; side by side, an element's 24 bytes start at `base`
-                // plus 24 per element; `table` has the plan's slots.
-                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + 4 * k) };
-            }
-            if let Some((last, block)) = last.and_then(|at| Some((at, x.get(at..at + 4)?))) {
-                // SAFETY: as above.
-                unsafe { self.four_pair::<ONE>(table, block, base, position_first, e + last) };
-            }
-            return;
-        }
-        if UNIT || !packed || len < 4 {
+        if UNIT {
             stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
-            return;
-        }
-        // Four at a time, then the last four again where the count is not a multiple of four.
-        let blocks = x.chunks_exact(4);
-        let last = (!len.is_multiple_of(4)).then_some(len - 4);
-        for (k, block) in blocks.enumerate() {
+        } else if let (true, Some((base, position_first))) = (NORMALS, shape.pair) {
             // SAFETY: drive() hands over elements below count, which skin_mesh checked against
-            // the capacity; the target's streams are packed; `table` has the plan's slots.
-            unsafe { self.four_packed::<NORMALS, ONE>(table, block, out, e + 4 * k) };
-        }
-        if let Some((last, block)) = last.and_then(|at| Some((at, x.get(at..at + 4)?))) {
-            // SAFETY: as above.
-            unsafe { self.four_packed::<NORMALS, ONE>(table, block, out, e + last) };
+            // the capacity; side by side, an element's 24 bytes start at `base` plus 24 per
+            // element; `table` has the plan's slots.
+            unsafe { self.stretch_pair::<ONE>(table, x, base, position_first, e) };
+        } else if shape.packed_positions && (!NORMALS || shape.packed_normals) {
+            // SAFETY: as above, the streams packed.
+            unsafe { self.stretch_packed::<NORMALS, ONE>(table, x, out, e) };
+        } else {
+            stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
         }
     }
 
