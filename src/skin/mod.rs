@@ -389,6 +389,20 @@ pub(crate) trait Backend {
     ) {
         blend_each(self, list, members, rel, table, range);
     }
+    /// Each set of `sets` (one of [`SkinPlan::alone`]: sets of one member count) without runs
+    /// and with vertices in `range`, blended into its slot of `table` (the range's slots) with
+    /// exactly [`Backend::blend`]'s bits.
+    #[inline(always)]
+    fn blend_alone(
+        &self,
+        sets: &[Group],
+        members: &[Member],
+        rel: &[Self::Rel],
+        table: &mut [Slot],
+        range: (u32, u32),
+    ) {
+        blend_each(self, sets, members, rel, table, range);
+    }
     /// A matrix ready for [`Backend::run`].
     type Wide;
     fn widen(&self, m: &Self::Mat) -> Self::Wide;
@@ -678,9 +692,11 @@ fn blend_sets<B: Backend>(
             b.blend_list(list, members, rel, slots, range);
         }
     }
-    let alone = plan.lists.last().map_or(0, |l| l.1 as usize);
-    if let (Some(rest), Some(slots)) = (sets.get(alone..), table.get_mut(alone..)) {
-        blend_each(b, rest, members, rel, slots, range);
+    for &(from, to) in &plan.alone {
+        let (from, to) = (from as usize, to as usize);
+        if let (Some(run), Some(slots)) = (sets.get(from..to), table.get_mut(from..to)) {
+            b.blend_alone(run, members, rel, slots, range);
+        }
     }
 }
 

@@ -142,6 +142,11 @@ pub(crate) struct SkinPlan {
     /// are common where vertices blend between a few bones (xon_zombie.dpm: 427 of its 449
     /// sets share their bones with another, in 31 lists).
     pub lists: Vec<(u32, u32)>,
+    /// The sets after the last list, `sets[from..to]` of one member count each (up to
+    /// [`LIST_MAX`]; longer sets together in the last range), so that a kernel blends each
+    /// range with code for that count: no branch on a set's length that the CPU would guess
+    /// wrong from set to set (xon_wyvern_lod2.dpm: 138 such sets, of two to eight members).
+    pub alone: Vec<(u32, u32)>,
     one_bone: u32,
     palette: u32,
 }
@@ -386,7 +391,7 @@ impl SkinPlan {
             + self.points.len() * size_of::<Influence>()
             + self.direct.len() * 4
             + self.sets_with_runs.len() * 4
-            + self.lists.len() * size_of::<(u32, u32)>()
+            + (self.lists.len() + self.alone.len()) * size_of::<(u32, u32)>()
     }
 
     /// Lays out a checked mesh from its survey; `size` is the model's size, the scale of the
@@ -462,11 +467,12 @@ impl SkinPlan {
         for m in &mut members {
             m.slot = slot_of.get(m.slot as usize).copied().unwrap_or(0);
         }
-        let (lists, numbers) = group_by_slots(&sets, &members);
+        let (lists, alone, numbers) = group_by_slots(&sets, &members);
 
         let mut plan = SkinPlan {
             members,
             lists,
+            alone,
             palette_bones,
             palette: accepted as u32,
             ..SkinPlan::default()
@@ -704,18 +710,23 @@ pub(crate) const LIST_MAX: usize = 8;
 /// New numbers for `sets`, for [`SkinPlan::lists`]: returns the lists and the numbers. First
 /// come the sets that share their members' slots (in order) with another, those of a list
 /// together, the lists by their sets' member count (so that a kernel's choice of code by that
-/// count repeats), then as they first appear; then every other set; each list's sets and the
-/// others in their first order. The vertices' classes keep the old numbers: arrange() looks
+/// count repeats), then as they first appear; then every other set, by member count (the
+/// ranges of [`SkinPlan::alone`], the second result); each list's sets and the others of a
+/// count in their first order. The vertices' classes keep the old numbers: arrange() looks
 /// the new ones up once per run rather than every class being rewritten. Sets of the same
 /// slots are found through an open-addressed table of their [`list_key`]s, and one scratch
 /// buffer serves every step (a first version, which sorted the sets and built new vectors,
 /// added 5% to loading xon_wyvern_lod2.dpm).
-fn group_by_slots(sets: &[Group], members: &[Member]) -> (Vec<(u32, u32)>, Numbers) {
+fn group_by_slots(
+    sets: &[Group],
+    members: &[Member],
+) -> (Vec<(u32, u32)>, Vec<(u32, u32)>, Numbers) {
     let n = sets.len();
     if n < 2 {
         let same: Vec<u32> = (0..n as u32).collect();
         return (
             Vec::new(),
+            if n == 1 { vec![(0, 1)] } else { Vec::new() },
             Numbers {
                 new: same.clone(),
                 order: same,
@@ -777,10 +788,26 @@ fn group_by_slots(sets: &[Group], members: &[Member]) -> (Vec<(u32, u32)>, Numbe
         lists.push((at, at + c));
         at += c;
     }
-    for (e, &c) in next.iter_mut().zip(count.iter()) {
+    // The sets alone, by member count: a counting sort, longer sets than LIST_MAX together.
+    let bucket = |i: usize| length(i as u32).min(LIST_MAX as u32 + 1) as usize;
+    let mut starts = [0u32; LIST_MAX + 3];
+    for (i, _) in count.iter().enumerate().filter(|&(_, &c)| c == 1) {
+        starts[bucket(i) + 1] += 1;
+    }
+    let mut alone = Vec::new();
+    for b in 0..=LIST_MAX + 1 {
+        let c = starts[b + 1];
+        starts[b] = at;
+        if c > 0 {
+            alone.push((at, at + c));
+        }
+        at += c;
+    }
+    for (i, (e, &c)) in next.iter_mut().zip(count.iter()).enumerate() {
         if c == 1 {
-            *e = at;
-            at += 1;
+            let start = &mut starts[bucket(i)];
+            *e = *start;
+            *start += 1;
         }
     }
     // Each set's new number, its first set's next (in `first`, which it replaces).
@@ -797,7 +824,7 @@ fn group_by_slots(sets: &[Group], members: &[Member]) -> (Vec<(u32, u32)>, Numbe
             *o = i;
         }
     }
-    (lists, Numbers { new, order })
+    (lists, alone, Numbers { new, order })
 }
 
 /// Sets renumbered: `new[set]` is a set's new number, `order[number]` the set of a number.
@@ -1248,7 +1275,8 @@ mod tests {
     /// Sets of the same slots in the same order come together as lists, told apart by their
     /// member count where their slots' bits agree ([0, 5] and [0, 0, 5], and seven and eight
     /// members, whose count a first version's key lost); the lists go by member count, the
-    /// sets alone after them, each in first order.
+    /// sets alone after them by member count (longer than a list allows together), each in
+    /// first order.
     #[test]
     fn sets_of_the_same_slots_make_lists() {
         let shapes: [&[u32]; 12] = [
@@ -1279,8 +1307,9 @@ mod tests {
                 ..Group::default()
             });
         }
-        let (lists, numbers) = group_by_slots(&sets, &members);
+        let (lists, alone, numbers) = group_by_slots(&sets, &members);
         assert_eq!(lists, vec![(0, 3), (3, 5), (5, 7), (7, 9)]);
+        assert_eq!(alone, vec![(9, 10), (10, 12)]);
         assert_eq!(numbers.order, vec![0, 2, 5, 1, 4, 9, 11, 8, 10, 3, 6, 7]);
         for (set, &number) in numbers.new.iter().enumerate() {
             assert_eq!(numbers.order[number as usize], set as u32);

@@ -714,6 +714,45 @@ impl Avx2<'_> {
         }
     }
 
+    /// [`Backend::blend_alone`] for sets of `K` members each: [`Backend::blend`] with the
+    /// member loop unrolled.
+    #[inline(always)]
+    fn blend_alone_of<const K: usize>(
+        &self,
+        sets: &[Group],
+        members: &[Member],
+        rel: &[[__m128; 4]],
+        table: &mut [Slot],
+        (first, end): (u32, u32),
+    ) {
+        for (s, slot) in sets.iter().zip(table) {
+            if s.has_runs() || !overlaps(s, first, end) {
+                continue;
+            }
+            let Some(set) = members.get(s.key as usize..).and_then(|m| m.get(..K)) else {
+                continue;
+            };
+            debug_assert!(set.iter().all(|m| (m.slot as usize) < rel.len()));
+            // SAFETY: FMA and AVX are present (see Avx2); every member's slot is below the
+            // palette's bone count, which `rel` has room for (as in blend()).
+            unsafe {
+                let m = rel.get_unchecked(set[0].slot as usize);
+                let f = _mm256_set1_ps(set[0].weight);
+                let (mut s01, mut s23) = (
+                    _mm256_mul_ps(f, halves_of(m).0),
+                    _mm256_mul_ps(f, halves_of(m).1),
+                );
+                for member in &set[1..] {
+                    let m = rel.get_unchecked(member.slot as usize);
+                    let f = _mm256_set1_ps(member.weight);
+                    s01 = _mm256_fmadd_ps(f, halves_of(m).0, s01);
+                    s23 = _mm256_fmadd_ps(f, halves_of(m).1, s23);
+                }
+                save_halves(s01, s23, slot);
+            }
+        }
+    }
+
     /// The position and normal `(x, y, z, 0)` of the operand `x = (o, f, n, _)` with the matrix
     /// of columns `c`: `((c3 f + c0 ox) + c1 oy) + c2 oz` and `((0 + c0 nx) + c1 ny) + c2 nz`
     /// (the sum from `+0`, as the runs' upper halves do). Each coordinate is broadcast from
@@ -1118,6 +1157,31 @@ impl<'t> Backend for Avx2<'t> {
             7 => self.blend_list_of::<7>(list, members, rel, table, range),
             8 => self.blend_list_of::<8>(list, members, rel, table, range),
             _ => blend_each(self, list, members, rel, table, range),
+        }
+    }
+
+    #[inline(always)]
+    fn blend_alone(
+        &self,
+        sets: &[Group],
+        members: &[Member],
+        rel: &[[__m128; 4]],
+        table: &mut [Slot],
+        range: (u32, u32),
+    ) {
+        let size = sets
+            .first()
+            .map_or(0, |s| s.members_end.saturating_sub(s.key));
+        match size {
+            1 => self.blend_alone_of::<1>(sets, members, rel, table, range),
+            2 => self.blend_alone_of::<2>(sets, members, rel, table, range),
+            3 => self.blend_alone_of::<3>(sets, members, rel, table, range),
+            4 => self.blend_alone_of::<4>(sets, members, rel, table, range),
+            5 => self.blend_alone_of::<5>(sets, members, rel, table, range),
+            6 => self.blend_alone_of::<6>(sets, members, rel, table, range),
+            7 => self.blend_alone_of::<7>(sets, members, rel, table, range),
+            8 => self.blend_alone_of::<8>(sets, members, rel, table, range),
+            _ => blend_each(self, sets, members, rel, table, range),
         }
     }
 
