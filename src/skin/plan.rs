@@ -717,10 +717,7 @@ pub(crate) const LIST_MAX: usize = 8;
 /// slots are found through an open-addressed table of their [`list_key`]s, and one scratch
 /// buffer serves every step (a first version, which sorted the sets and built new vectors,
 /// added 5% to loading xon_wyvern_lod2.dpm).
-fn group_by_slots(
-    sets: &[Group],
-    members: &[Member],
-) -> (Vec<(u32, u32)>, Vec<(u32, u32)>, Numbers) {
+fn group_by_slots(sets: &[Group], members: &[Member]) -> (Ranges, Ranges, Numbers) {
     let n = sets.len();
     if n < 2 {
         let same: Vec<u32> = (0..n as u32).collect();
@@ -826,6 +823,9 @@ fn group_by_slots(
     }
     (lists, alone, Numbers { new, order })
 }
+
+/// Ranges of set numbers, `(from, to)`.
+type Ranges = Vec<(u32, u32)>;
 
 /// Sets renumbered: `new[set]` is a set's new number, `order[number]` the set of a number.
 struct Numbers {

@@ -784,34 +784,17 @@ impl Avx2<'_> {
         }
     }
 
-    /// [`Avx2::transform`] of a stretch operand, with the matrix in the table slot it names.
+    /// Skins the consecutive operands `x`, each with the matrix `from` gives it, into elements
+    /// `[e, e + x.len())` of a target whose positions (and normals, when `NORMALS`) are packed:
+    /// each result `(x, y, z, 0)` stored as 16 bytes, whose last 4 the next element's store
+    /// writes again, the last element as exactly its 12 bytes.
     ///
     /// # Safety
-    /// The operand's slot is below `table.len()`.
+    /// `e + x.len()` is at most the target's capacity; `from` has a matrix for every operand.
     #[inline(always)]
-    unsafe fn slot_transform<const NORMALS: bool, const ONE: bool>(
+    unsafe fn lanes_packed<S: MatrixSource, const NORMALS: bool, const ONE: bool>(
         &self,
-        table: &[Slot],
-        x: &Influence,
-    ) -> (__m128, __m128) {
-        debug_assert!((x.bone as usize) < table.len());
-        // SAFETY: the caller's contract.
-        let m = self.load(unsafe { table.get_unchecked(x.bone as usize) });
-        self.transform::<NORMALS, ONE>(&m, x)
-    }
-
-    /// Skins the consecutive operands `x` (each with the matrix in the table slot it names)
-    /// into elements `[e, e + x.len())` of a target whose positions (and normals, when
-    /// `NORMALS`) are packed: each result `(x, y, z, 0)` stored as 16 bytes, whose last 4 the
-    /// next element's store writes again, the last element as exactly its 12 bytes.
-    ///
-    /// # Safety
-    /// `e + x.len()` is at most the target's capacity; every operand's slot is below
-    /// `table.len()`.
-    #[inline(always)]
-    unsafe fn stretch_packed<const NORMALS: bool, const ONE: bool>(
-        &self,
-        table: &[Slot],
+        from: &S,
         x: &[Influence],
         out: &mut RawTarget,
         e: usize,
@@ -826,13 +809,13 @@ impl Avx2<'_> {
         unsafe {
             let (p, n) = (out.positions.add(e * 12), out.normals.add(e * 12));
             for (i, x) in most.iter().enumerate() {
-                let (a, b) = self.slot_transform::<NORMALS, ONE>(table, x);
+                let (a, b) = self.transform::<NORMALS, ONE>(&from.matrix(x), x);
                 _mm_storeu_ps(p.add(12 * i).cast(), a);
                 if NORMALS {
                     _mm_storeu_ps(n.add(12 * i).cast(), b);
                 }
             }
-            let (a, b) = self.slot_transform::<NORMALS, ONE>(table, last);
+            let (a, b) = self.transform::<NORMALS, ONE>(&from.matrix(last), last);
             store_xyz(p.add(12 * most.len()), a);
             if NORMALS {
                 store_xyz(n.add(12 * most.len()), b);
@@ -840,19 +823,19 @@ impl Avx2<'_> {
         }
     }
 
-    /// [`Avx2::stretch_packed`] for a target whose 24-byte elements hold a position and its
+    /// [`Avx2::lanes_packed`] for a target whose 24-byte elements hold a position and its
     /// normal side by side (the position first when `position_first`): the first triple and
     /// then the second stored as 16 bytes each, the second overwriting the first's fourth
     /// float and the next element's first overwriting the second's; the last element's second
     /// triple stored as exactly its 12 bytes.
     ///
     /// # Safety
-    /// The `24 * x.len()` bytes from `base + 24 e` are the elements; every operand's slot is
-    /// below `table.len()`.
+    /// The `24 * x.len()` bytes from `base + 24 e` are the elements; `from` has a matrix for
+    /// every operand.
     #[inline(always)]
-    unsafe fn stretch_pair<const ONE: bool>(
+    unsafe fn lanes_pair<S: MatrixSource, const ONE: bool>(
         &self,
-        table: &[Slot],
+        from: &S,
         x: &[Influence],
         base: *mut u8,
         position_first: bool,
@@ -866,12 +849,12 @@ impl Avx2<'_> {
         unsafe {
             let at = base.add(24 * e);
             for (i, x) in most.iter().enumerate() {
-                let (a, b) = self.slot_transform::<true, ONE>(table, x);
+                let (a, b) = self.transform::<true, ONE>(&from.matrix(x), x);
                 let (first, second) = if position_first { (a, b) } else { (b, a) };
                 _mm_storeu_ps(at.add(24 * i).cast(), first);
                 _mm_storeu_ps(at.add(24 * i + 12).cast(), second);
             }
-            let (a, b) = self.slot_transform::<true, ONE>(table, last);
+            let (a, b) = self.transform::<true, ONE>(&from.matrix(last), last);
             let (first, second) = if position_first { (a, b) } else { (b, a) };
             let end = at.add(24 * most.len());
             _mm_storeu_ps(end.cast(), first);
@@ -926,57 +909,6 @@ impl Avx2<'_> {
             acc
         }
     }
-
-    /// Skins eight operands from `at` into elements `[e, e + 8)` of a target whose positions
-    /// and normals are both packed, as two blocks of [`Avx2::rows4`] computed row by row
-    /// together, so that each of the matrix's elements (which do not all fit in registers) is
-    /// loaded once for both. Each block's packed rows hold positions in their low halves and
-    /// normals in their high ones; pairs of rows exchange halves for 32-byte stores.
-    ///
-    /// # Safety
-    /// `at` is the first of eight consecutive `Influence` records (32-byte aligned); `e + 8` is
-    /// at most the target's capacity.
-    #[inline(always)]
-    unsafe fn eight_packed<const ONE: bool>(
-        &self,
-        k: &Spread<__m256>,
-        at: *const f32,
-        out: &mut RawTarget,
-        e: usize,
-    ) {
-        debug_assert!(e + 8 <= out.capacity);
-        // SAFETY: the caller's contract; elements [e, e + 8) are the 96 bytes from element e
-        // of each packed stream (RawTarget's contract); AVX and FMA are present (see Avx2);
-        // the stores are unaligned ones.
-        unsafe {
-            let [xa, ya, za, fa] = self.spread4(at);
-            let [xb, yb, zb, fb] = self.spread4(at.add(32));
-            let (mut a, mut b) = ([xa; 3], [xb; 3]);
-            for ((a, b), &[c0, c1, c2, c3]) in a.iter_mut().zip(&mut b).zip(k) {
-                let (ta, tb) = if ONE {
-                    (c3, c3)
-                } else {
-                    (_mm256_mul_ps(c3, fa), _mm256_mul_ps(c3, fb))
-                };
-                let ta = _mm256_fmadd_ps(c0, xa, ta);
-                let tb = _mm256_fmadd_ps(c0, xb, tb);
-                let ta = _mm256_fmadd_ps(c1, ya, ta);
-                let tb = _mm256_fmadd_ps(c1, yb, tb);
-                *a = _mm256_fmadd_ps(c2, za, ta);
-                *b = _mm256_fmadd_ps(c2, zb, tb);
-            }
-            let (a, b) = (pack3_halves(a), pack3_halves(b));
-            let (p, n) = (out.positions.add(e * 12), out.normals.add(e * 12));
-            for (i, &(u, v)) in [(a[0], a[1]), (a[2], b[0]), (b[1], b[2])]
-                .iter()
-                .enumerate()
-            {
-                let low = _mm256_insertf128_ps(u, _mm256_castps256_ps128(v), 1);
-                _mm256_storeu_ps(p.add(32 * i).cast(), low);
-                _mm256_storeu_ps(n.add(32 * i).cast(), _mm256_permute2f128_ps(u, v, 0x31));
-            }
-        }
-    }
 }
 
 impl Four for Avx2<'_> {
@@ -1002,6 +934,47 @@ impl Four for Avx2<'_> {
                 *n = _mm256_extractf128_ps(v, 1);
             }
             store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
+        }
+    }
+}
+
+/// Where the AVX2 kernel's one-vertex loops find each operand's matrix: a run's own, or the
+/// table slot a stretch operand names.
+trait MatrixSource {
+    /// The columns of `x`'s matrix.
+    ///
+    /// # Safety
+    /// For a [`Table`], `x`'s slot is below its length.
+    unsafe fn matrix(&self, x: &Influence) -> [__m128; 4];
+}
+
+/// One matrix for every operand: a run's.
+struct Fixed([__m128; 4]);
+
+impl MatrixSource for Fixed {
+    #[inline(always)]
+    unsafe fn matrix(&self, _: &Influence) -> [__m128; 4] {
+        self.0
+    }
+}
+
+/// The per-call table of stretch matrices, the slot in each operand's last field.
+struct Table<'a>(&'a [Slot]);
+
+impl MatrixSource for Table<'_> {
+    #[inline(always)]
+    unsafe fn matrix(&self, x: &Influence) -> [__m128; 4] {
+        debug_assert!((x.bone as usize) < self.0.len());
+        // SAFETY: the caller's contract: the slot is in the table; SSE2 is part of x86-64, and
+        // the loads read the slot's 16 floats, aligned.
+        unsafe {
+            let at: *const f32 = self.0.get_unchecked(x.bone as usize).0.as_ptr();
+            [
+                _mm_load_ps(at),
+                _mm_load_ps(at.add(4)),
+                _mm_load_ps(at.add(8)),
+                _mm_load_ps(at.add(12)),
+            ]
         }
     }
 }
@@ -1055,30 +1028,11 @@ fn halves_of(m: &[__m128; 4]) -> (__m256, __m256) {
     unsafe { (_mm256_loadu_ps(at), _mm256_loadu_ps(at.add(8))) }
 }
 
-/// [`pack3`] in each half: four vertices' x, y, z per half as three registers whose halves are
-/// packed 12-byte elements, `(x0 y0 z0 x1) (y1 z1 x2 y2) (z2 x3 y3 z3)`. Each input is permuted
-/// once so that every value sits in the lane its output wants, and the outputs are blended
-/// from those: three shuffles and six blends, where shuffles alone take nine.
-#[inline(always)]
-fn pack3_halves([x, y, z]: [__m256; 3]) -> [__m256; 3] {
-    // SAFETY: runs only inside avx2(), where AVX is present.
-    unsafe {
-        let x = _mm256_permute_ps(x, 0x6C); // x0 x3 x2 x1
-        let y = _mm256_permute_ps(y, 0xB1); // y1 y0 y3 y2
-        let z = _mm256_permute_ps(z, 0xC6); // z2 z1 z0 z3
-        [
-            _mm256_blend_ps(_mm256_blend_ps(x, y, 0x22), z, 0x44),
-            _mm256_blend_ps(_mm256_blend_ps(y, z, 0x22), x, 0x44),
-            _mm256_blend_ps(_mm256_blend_ps(z, x, 0x22), y, 0x44),
-        ]
-    }
-}
-
 impl<'t> Backend for Avx2<'t> {
     type Out = RawTarget<'t>;
     type Mat = [__m128; 4];
     type Rel = [__m128; 4];
-    type Wide = Spread<__m256>;
+    type Wide = (Spread<__m256>, [__m128; 4]);
 
     #[inline(always)]
     fn zero_rel(&self) -> [__m128; 4] {
@@ -1186,7 +1140,7 @@ impl<'t> Backend for Avx2<'t> {
     }
 
     #[inline(always)]
-    fn widen(&self, m: &[__m128; 4]) -> Spread<__m256> {
+    fn widen(&self, m: &[__m128; 4]) -> (Spread<__m256>, [__m128; 4]) {
         // SAFETY: AVX2 is present (see Avx2). Columns hold rows 0, 1, 2 in their lanes; the
         // spread is `[c | c]`, and `[t | 0]` for the translation, which normals do without.
         unsafe {
@@ -1205,7 +1159,7 @@ impl<'t> Backend for Avx2<'t> {
                     };
                 }
             }
-            k
+            (k, *m)
         }
     }
 
@@ -1264,10 +1218,10 @@ impl<'t> Backend for Avx2<'t> {
             // SAFETY: drive() hands over elements below count, which skin_mesh checked against
             // the capacity; side by side, an element's 24 bytes start at `base` plus 24 per
             // element; `table` has the plan's slots.
-            unsafe { self.stretch_pair::<ONE>(table, x, base, position_first, e) };
+            unsafe { self.lanes_pair::<_, ONE>(&Table(table), x, base, position_first, e) };
         } else if shape.packed_positions && (!NORMALS || shape.packed_normals) {
             // SAFETY: as above, the streams packed.
-            unsafe { self.stretch_packed::<NORMALS, ONE>(table, x, out, e) };
+            unsafe { self.lanes_packed::<_, NORMALS, ONE>(&Table(table), x, out, e) };
         } else {
             stretch_by_vertex::<Self, NORMALS, UNIT, ONE>(self, table, x, out, e);
         }
@@ -1276,32 +1230,25 @@ impl<'t> Backend for Avx2<'t> {
     #[inline(always)]
     fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
         &self,
-        k: &Spread<__m256>,
+        (k, m): &(Spread<__m256>, [__m128; 4]),
         x: &[Influence],
         out: &mut RawTarget,
         e: usize,
     ) {
         let shape = Shape::of(out, NORMALS);
-        let len = x.len();
-        if NORMALS && !UNIT && len >= 8 && shape.packed_positions && shape.packed_normals {
-            // Eight at a time, the last eight overlapping.
-            let mut i = 0;
-            loop {
-                let from = i.min(len - 8);
-                if let Some(block) = x.get(from..from + 8) {
-                    let at: *const f32 = block.as_ptr().cast();
-                    // SAFETY: `block` holds eight records; drive() hands over elements below
-                    // count, which skin_mesh checked against the capacity.
-                    unsafe { self.eight_packed::<ONE>(k, at, out, e + from) };
-                }
-                if from == len - 8 {
-                    break;
-                }
-                i += 8;
-            }
-            return;
+        if UNIT {
+            run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
+        } else if let (true, Some((base, position_first))) = (NORMALS, shape.pair) {
+            // SAFETY: drive() hands over elements below count, which skin_mesh checked against
+            // the capacity; side by side, an element's 24 bytes start at `base` plus 24 per
+            // element.
+            unsafe { self.lanes_pair::<_, ONE>(&Fixed(*m), x, base, position_first, e) };
+        } else if shape.packed_positions && (!NORMALS || shape.packed_normals) {
+            // SAFETY: as above, the streams packed.
+            unsafe { self.lanes_packed::<_, NORMALS, ONE>(&Fixed(*m), x, out, e) };
+        } else {
+            run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
         }
-        run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
     }
 
     #[inline(always)]
