@@ -27,10 +27,12 @@
 //! Vertices of shorter runs are loose, and consecutive loose vertices form a [`Stretch`]: the
 //! layout keeps their operands in vertex order, each a copy naming its matrix's slot in a table
 //! that a call fills first (the bones' matrices the stretches use, then every set's blend).
-//! Kernels then go through a stretch in vertex order, each vertex with its own matrix, so that
-//! four consecutive results are stored as whole registers where the target's elements are
-//! packed, where a loose vertex alone takes four 8-byte stores. That made a runs' minimum of
-//! twelve the fastest on the corpus: a shorter run costs more on its own than inside a stretch.
+//! Kernels then go through a stretch in vertex order, each vertex with its own matrix (AVX2
+//! stores each result as 16 bytes, the next element's store overwriting the last 4). Where a
+//! run's transform differs from a stretch's only by keeping its matrix in registers (AVX2's), a
+//! run's end is a branch the CPU may guess wrong: a runs' minimum of 24 was the fastest on the
+//! corpus (16 to 48 within 2% of each other, 12 and below slower: okrobot1.dpm 2.96 ns a vertex
+//! at 24, 3.11 at 12, 3.8 at 4).
 //! (Reading a one-influence vertex's influence where it lies was measured slower, by a fifth on
 //! meshes with thousands of loose vertices: scattered loads through `influence_start` where the
 //! copies stream.)
@@ -64,7 +66,7 @@ pub(crate) const MAX_PALETTE_BONES: usize = 256;
 
 /// Shortest run of consecutive vertices sharing a matrix that kernels transform several at a
 /// time with it; shorter runs join stretches.
-pub(crate) const RUN_MIN: usize = 12;
+pub(crate) const RUN_MIN: usize = 24;
 
 /// Vertices `[first, first + len)`, whose operands are the records `[at, at + len)`: of the
 /// mesh's influences in a bone group, of [`SkinPlan::points`] in a set.
@@ -269,7 +271,7 @@ pub struct SkinLayout {
     pub sets: usize,
     /// Vertices skinned influence by influence (influences that disagree, or none).
     pub direct: usize,
-    /// Of the one-bone and palette vertices, those in runs of at least twelve consecutive vertices
+    /// Of the one-bone and palette vertices, those in runs of at least 24 consecutive vertices
     /// sharing a matrix, which kernels transform several at a time.
     pub in_runs: usize,
     /// Heap the layout takes, in bytes.
