@@ -36,6 +36,24 @@ use super::{Backend, Job, RawTarget, Slot, blend_each, drive, overlaps, stretch_
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
+/// `$self.$method::<K>(args)` for a set size of 1 to [`LIST_MAX`](super::plan::LIST_MAX)
+/// members, `$other(self, args)` for any other.
+macro_rules! by_member_count {
+    ($size:expr, $other:ident, $self:ident . $method:ident ($($arg:expr),*)) => {
+        match $size {
+            1 => $self.$method::<1>($($arg),*),
+            2 => $self.$method::<2>($($arg),*),
+            3 => $self.$method::<3>($($arg),*),
+            4 => $self.$method::<4>($($arg),*),
+            5 => $self.$method::<5>($($arg),*),
+            6 => $self.$method::<6>($($arg),*),
+            7 => $self.$method::<7>($($arg),*),
+            8 => $self.$method::<8>($($arg),*),
+            _ => $other($self, $($arg),*),
+        }
+    };
+}
+
 /// Stores `(x, y, y, z)` as the 12 bytes `x y z` at `at`.
 ///
 /// # Safety
@@ -1102,16 +1120,11 @@ impl<'t> Backend for Avx2<'t> {
             .map_or(0, |s| s.members_end.saturating_sub(s.key));
         // Up to LIST_MAX (8) members' matrices, as plan::list_key allows: the last few spill
         // from sixteen registers, still faster than a load per member and set.
-        match size {
-            2 => self.blend_list_of::<2>(list, members, rel, table, range),
-            3 => self.blend_list_of::<3>(list, members, rel, table, range),
-            4 => self.blend_list_of::<4>(list, members, rel, table, range),
-            5 => self.blend_list_of::<5>(list, members, rel, table, range),
-            6 => self.blend_list_of::<6>(list, members, rel, table, range),
-            7 => self.blend_list_of::<7>(list, members, rel, table, range),
-            8 => self.blend_list_of::<8>(list, members, rel, table, range),
-            _ => blend_each(self, list, members, rel, table, range),
-        }
+        by_member_count!(
+            size,
+            blend_each,
+            self.blend_list_of(list, members, rel, table, range)
+        )
     }
 
     #[inline(always)]
@@ -1126,17 +1139,11 @@ impl<'t> Backend for Avx2<'t> {
         let size = sets
             .first()
             .map_or(0, |s| s.members_end.saturating_sub(s.key));
-        match size {
-            1 => self.blend_alone_of::<1>(sets, members, rel, table, range),
-            2 => self.blend_alone_of::<2>(sets, members, rel, table, range),
-            3 => self.blend_alone_of::<3>(sets, members, rel, table, range),
-            4 => self.blend_alone_of::<4>(sets, members, rel, table, range),
-            5 => self.blend_alone_of::<5>(sets, members, rel, table, range),
-            6 => self.blend_alone_of::<6>(sets, members, rel, table, range),
-            7 => self.blend_alone_of::<7>(sets, members, rel, table, range),
-            8 => self.blend_alone_of::<8>(sets, members, rel, table, range),
-            _ => blend_each(self, sets, members, rel, table, range),
-        }
+        by_member_count!(
+            size,
+            blend_each,
+            self.blend_alone_of(sets, members, rel, table, range)
+        )
     }
 
     #[inline(always)]
