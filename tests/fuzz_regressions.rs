@@ -456,3 +456,42 @@ fn a_dpm_radius_is_computed_without_overflow() {
     let radius = again.declared_extent().unwrap().radius;
     assert!((radius / 1e9 - 1.0).abs() < 1e-6, "{radius}");
 }
+
+/// optimize_save, an SKM of 293 bytes whose scene came out named in 57 bytes: the DMF JSON
+/// writer wrote the name, and its reader (DMF holds 32 bytes a name) refused the file. Both DMF
+/// writers now refuse such a model with `OSSA_ERR_LIMIT`, naming the animation (as they refuse a
+/// long bone name), and so a texture's or a material's.
+#[test]
+fn dmf_writers_refuse_a_name_longer_than_a_dmf_holds() {
+    let mut parts = ossa::synth::TubeRig {
+        bones: 2,
+        frames: 2,
+        ..ossa::synth::TubeRig::default()
+    }
+    .parts();
+    assert!(!parts.animations.is_empty());
+    let long = "a".repeat(57);
+    parts.animations[0].name = Name::from(long.as_str());
+    let model = Model::from_parts(parts).unwrap();
+    for write in [ossa::dmf::write_binary, ossa::dmf::write_json] {
+        let e = write(&model).unwrap_err();
+        assert_eq!(e.code(), ossa::ErrorCode::Limit, "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "animation 0: name \"{long}\" is 57 bytes; a DMF name holds 32"
+            )),
+            "{e}"
+        );
+    }
+    // 32 bytes fit, and load back.
+    let mut parts = model.to_parts();
+    let fits = "b".repeat(32);
+    parts.animations[0].name = Name::from(fits.as_str());
+    let model = Model::from_parts(parts).unwrap();
+    let options = LoadOptions {
+        format: Format::DmfJson,
+        ..LoadOptions::default()
+    };
+    let again = Model::load(&ossa::dmf::write_json(&model).unwrap(), &options).unwrap();
+    assert_eq!(again.animations()[0].name.as_bytes(), fits.as_bytes());
+}

@@ -13,12 +13,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::{BONE_NAME_MAX, DAnimation, DBone, DFace, DMaterial, DTexture, DTrack, DVertex, Doc};
+use super::{
+    BONE_NAME_MAX, DAnimation, DBone, DFace, DMaterial, DTexture, DTrack, DVertex, Doc, NAME_SIZE,
+};
 use crate::error::{Error, Result};
 use crate::math::Mat3x4;
 use crate::model::{
     BONE_SYNTHETIC, Bone, KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe,
-    Material, Mesh, Model, concat_into,
+    Material, Mesh, Model, Name, concat_into,
 };
 use crate::skin::{SKIN_NORMALIZE, Strided};
 
@@ -226,7 +228,7 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
         concat_into(&written, &local, None, &mut bind);
         bind.iter().map(Mat3x4::inverse).collect()
     };
-    let textures = model
+    let textures: Vec<DTexture> = model
         .textures()
         .iter()
         .map(|t| DTexture {
@@ -411,6 +413,10 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
             tracks,
         });
     }
+    // The readers of both forms refuse longer names, so neither writer may write one.
+    check_names("texture", textures.iter().map(|t| &t.name))?;
+    check_names("material", materials.iter().map(|m| &m.name))?;
+    check_names("animation", animations.iter().map(|a| &a.name))?;
     Ok(Doc {
         textures,
         materials,
@@ -419,6 +425,20 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
         bones,
         animations,
     })
+}
+
+/// A `LIMIT` error naming the first of `names` (of things called `what`) longer than a DMF
+/// name holds.
+fn check_names<'a>(what: &str, names: impl Iterator<Item = &'a Name>) -> Result<()> {
+    for (i, name) in names.enumerate() {
+        let n = name.as_bytes().len();
+        if n > NAME_SIZE {
+            return Err(Error::limit(format!(
+                "{what} {i}: name {name:?} is {n} bytes; a DMF name holds {NAME_SIZE}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One key per frame and bone, all three channels, for a scene that has no keys of its own.
