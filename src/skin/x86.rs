@@ -14,16 +14,16 @@
 //! blend is kept as 64 bytes rather than 128.
 //!
 //! Runs of consecutive vertices read their operands, 32-byte records `(o, f, n, _)`, where they
-//! lie (a bone group's in the mesh's influences) and turn four of them at a time into lanes in
-//! registers, one vertex per lane, each lane doing what the one-vertex code does in the same
-//! order: SSE2 transposes `(o, f)` and `(n, _)` into four registers each; AVX2 transposes the
-//! records' two halves at once into `[ox | nx]`, `[oy | ny]`, `[oz | nz]` (and the weights when
-//! they are not all 1), so that each row of a result holds four positions and their normals.
-//! Where the target's elements are packed (12-byte positions or normals, or both side by side in
-//! 24 bytes) the results are interleaved in registers and stored whole: exactly the bytes of
-//! those elements (AVX2 takes eight vertices at a time where both streams are packed, for 32-byte
-//! stores). A run's last block overlaps the one before it rather than running past the run, and
-//! writes the same bits again.
+//! lie (a bone group's in the mesh's influences). AVX2 skins a run into packed or side-by-side
+//! targets as it does a stretch, one vertex at a time, the run's matrix kept in registers. For
+//! other targets, and in SSE2, runs turn four records at a time into lanes in registers, one
+//! vertex per lane, each lane doing what the one-vertex code does in the same order: SSE2
+//! transposes `(o, f)` and `(n, _)` into four registers each; AVX2 transposes the records' two
+//! halves at once into `[ox | nx]`, `[oy | ny]`, `[oz | nz]` (and the weights when they are not
+//! all 1). Where SSE2's target elements are packed (12-byte positions or normals, or both side
+//! by side in 24 bytes) the results are interleaved in registers and stored whole: exactly the
+//! bytes of those elements. A run's last block overlaps the one before it rather than running
+//! past the run, and writes the same bits again.
 //!
 //! Code the AVX2 kernel reaches has no closures: a closure is compiled without the kernel's CPU
 //! features, and the intrinsics inside it would become calls.
@@ -659,8 +659,8 @@ fn sse2_sum_lanes(a: [__m128; 3]) -> __m128 {
 /// AVX2 with FMA, writing into a `RawTarget<'t>`; made only by [`avx2`], which runs where the
 /// CPU has both, so its methods may use them.
 ///
-/// Its normals start from `+0` (`fma(c0, nx, 0)`), as the eight-lane one-vertex code's upper
-/// half does, so that every path gives the same bits, zeros' signs included.
+/// Its normals start from `+0` (`fma(c0, nx, 0)`) in the one-vertex code and in the runs'
+/// upper halves alike, so that every path gives the same bits, zeros' signs included.
 struct Avx2<'t>(PhantomData<fn(&'t ())>);
 
 impl Avx2<'_> {
