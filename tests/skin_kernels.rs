@@ -394,7 +394,8 @@ fn direct_f64(infl: &[Influence], bones: &[Mat3x4]) -> ([f64; 3], [f64; 3]) {
 }
 
 /// The portable kernel (palette included) gives the stored formula to within 2e-6 of the
-/// model's scale for positions and 2e-6 for normals: the palette's tolerance (1e-6) plus
+/// model's scale for positions and 2e-5 for normals: the palette's tolerances (1e-6 of the size,
+/// 1e-5 of the normals' length, which for a vertex's few influences sum to about 1) plus
 /// rounding. Returns the largest position difference over the scale.
 fn check_exact(name: &str, model: &Model) -> f64 {
     let bones = two_frame_pose(model);
@@ -421,7 +422,7 @@ fn check_exact(name: &str, model: &Model) -> f64 {
                     "{name} mesh {m} vertex {v}: position off by {dp:e} of the scale"
                 );
                 assert!(
-                    dn <= 2e-6,
+                    dn <= 2e-5,
                     "{name} mesh {m} vertex {v}: normal off by {dn:e}"
                 );
                 worst = worst.max(dp);
@@ -732,21 +733,28 @@ fn the_palette_keeps_the_stored_formula_on_the_corpus() {
         return;
     };
     for (name, model) in &models {
-        if name == "xon_zombie.dpm" {
-            // The file's per-influence normals disagree by up to 1e-5 on a few vertices: those
-            // are skinned influence by influence; every other multi-influence vertex shares
-            // one of 465 sets (450 distinct ones; the lookup's small cache files a few twice).
-            let layout = model
-                .meshes()
-                .iter()
-                .map(|m| m.skin_layout())
-                .fold((0, 0, 0), |a, l| {
-                    (a.0 + l.palette, a.1 + l.sets, a.2 + l.direct)
-                });
+        let layout = model
+            .meshes()
+            .iter()
+            .map(|m| m.skin_layout())
+            .fold((0, 0, 0), |a, l| {
+                (a.0 + l.palette, a.1 + l.sets, a.2 + l.direct)
+            });
+        // The files' per-influence normals disagree by more than their weights' rounding (1e-5
+        // of their length, up to 1.6e-4) on a few vertices: those are skinned influence by
+        // influence; every other multi-influence vertex shares a set. zombie.dpm: 465 sets,
+        // 450 distinct ones (the lookup's small cache files a few twice).
+        let expected = match name.as_str() {
+            "xon_zombie.dpm" => Some((2479, 465, 6)),
+            "xon_okmale1.dpm" => Some((1199, 8, 8)),
+            "xon_okrobot1.dpm" => Some((664, 38, 6)),
+            "xon_wyvern_lod2.dpm" => Some((939, 201, 16)),
+            _ => None,
+        };
+        if let Some(expected) = expected {
             assert_eq!(
-                layout,
-                (2479, 465, 6),
-                "zombie's palette vertices, sets and direct vertices"
+                layout, expected,
+                "{name}: palette vertices, sets and direct vertices"
             );
         }
         let worst = check_exact(name, model);

@@ -9,8 +9,8 @@
 //!   set of (bone, weight) pairs, DarkPlaces' palette, applied to the stored `(v, 1, n, 0)`.
 //!   Every influence stays, with its exact weight; only the order of the sums changes. The
 //!   agreement is checked per vertex in the bind pose, and a vertex whose influences disagree by
-//!   more than [`AGREEMENT`] of the model's size (normals: of their length) is not put in the
-//!   palette, nor one using a bone whose bind matrix has no accurate inverse.
+//!   more than [`AGREEMENT`] of the model's size (normals: [`NORMAL_AGREEMENT`] of their length)
+//!   is not put in the palette, nor one using a bone whose bind matrix has no accurate inverse.
 //! - Every other vertex is skinned influence by influence.
 //!
 //! A kernel transforms operands: 32-byte records `(o, f, n, _)`, the last lane ignored. An
@@ -58,6 +58,15 @@ use crate::model::Influence;
 /// How far (relative to the model's size, in the bind pose) a palette vertex may land from where
 /// its influences put it: ten times below the tolerance the benchmarks check skinning against.
 pub(crate) const AGREEMENT: f32 = 1e-6;
+
+/// How far (relative to their length) the bind-pose normals of a palette vertex's influences may
+/// disagree. Exporters write a weighted normal `f_k n_k` with `f_k` rounded to six digits (a
+/// byte weight such as 179/255 = 0.701961), so the normals of vertices that agree exactly differ
+/// by that rounding, up to a few times 1e-6: at 1e-6, 79 of xon_okmale1.dpm's 87 two-bone
+/// vertices outside the palette were such, and skinning them influence by influence cost that
+/// model 8% of its time. A palette normal is the blend applied to the influences' mean, as
+/// DarkPlaces skins every normal; it differs from the per-influence sum by at most this much.
+pub(crate) const NORMAL_AGREEMENT: f32 = 1e-5;
 
 /// Most distinct bones the palette's sets may use: their `pose * inverse bind` matrices are
 /// computed per call into a stack buffer of this many (16 KiB). A mesh using more skins its
@@ -1184,7 +1193,7 @@ impl Several<'_> {
     /// agree on a bind point and normal, that point (`(v, 1, n)`), the position error and the
     /// hash of its (bone, weight) pairs. They do not agree when they are too many to check, a
     /// bone has no accurate inverse, the total weight is not positive, or the normals disagree
-    /// by more than [`AGREEMENT`] of their length (the positions' error is judged once the
+    /// by more than [`NORMAL_AGREEMENT`] of their length (the positions' error is judged once the
     /// model's size is known).
     ///
     /// Influence k puts the vertex at `w_k = B_k (o_k, f_k)` (weighted) in the bind pose; they
@@ -1233,7 +1242,7 @@ impl Several<'_> {
             error = error.add(wr.dist(P::splat(i.weight).mul(vn)));
         }
         let (position_error, normal_error) = error.halves();
-        if normal_error.sum3() > AGREEMENT * scale.halves().1.sum3() {
+        if normal_error.sum3() > NORMAL_AGREEMENT * scale.halves().1.sum3() {
             return (p, None);
         }
         let (v, nb) = vn.halves();
