@@ -859,6 +859,30 @@ impl Avx2<'_> {
         position_first: bool,
         e: usize,
     ) {
+        // The order as a constant: chosen per vertex, it cost okmale1.dpm 8% (2.57 against
+        // 2.36 ns a vertex).
+        // SAFETY: the caller's contract.
+        unsafe {
+            if position_first {
+                self.lanes_pair_of::<S, ONE, true>(from, x, base, e);
+            } else {
+                self.lanes_pair_of::<S, ONE, false>(from, x, base, e);
+            }
+        }
+    }
+
+    /// [`Avx2::lanes_pair`] with the order fixed.
+    ///
+    /// # Safety
+    /// As [`Avx2::lanes_pair`].
+    #[inline(always)]
+    unsafe fn lanes_pair_of<S: MatrixSource, const ONE: bool, const POSITION_FIRST: bool>(
+        &self,
+        from: &S,
+        x: &[Influence],
+        base: *mut u8,
+        e: usize,
+    ) {
         let Some((last, most)) = x.split_last() else {
             return;
         };
@@ -868,12 +892,12 @@ impl Avx2<'_> {
             let at = base.add(24 * e);
             for (i, x) in most.iter().enumerate() {
                 let (a, b) = self.transform::<true, ONE>(&from.matrix(x), x);
-                let (first, second) = if position_first { (a, b) } else { (b, a) };
+                let (first, second) = if POSITION_FIRST { (a, b) } else { (b, a) };
                 _mm_storeu_ps(at.add(24 * i).cast(), first);
                 _mm_storeu_ps(at.add(24 * i + 12).cast(), second);
             }
             let (a, b) = self.transform::<true, ONE>(&from.matrix(last), last);
-            let (first, second) = if position_first { (a, b) } else { (b, a) };
+            let (first, second) = if POSITION_FIRST { (a, b) } else { (b, a) };
             let end = at.add(24 * most.len());
             _mm_storeu_ps(end.cast(), first);
             store_xyz(end.add(12), second);
