@@ -1,10 +1,10 @@
-//! Generates `include/ossa.h` from the C boundary (`src/capi.rs`). The header is committed;
+//! Generates `include/ossa.h` from the C boundary (`src/capi/`). The header is committed;
 //! it is rewritten only when its text changes, so a build of an up-to-date tree leaves it alone.
 
 use std::path::Path;
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/capi.rs");
+    println!("cargo:rerun-if-changed=src/capi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=include/ossa.h");
 
@@ -14,9 +14,9 @@ fn main() {
         cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is readable");
     let bindings = cbindgen::Builder::new()
         .with_config(config)
-        .with_src(root.join("src/capi.rs"))
+        .with_src(root.join("src/capi/mod.rs"))
         .generate()
-        .expect("src/capi.rs yields a header");
+        .expect("src/capi/ yields a header");
 
     let mut text = Vec::new();
     bindings.write(&mut text);

@@ -1,0 +1,340 @@
+//! Optimising a model, and saving it in any format ossa writes, to a file or through the
+//! caller's write function.
+
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::model::Model;
+use crate::optimize;
+use libc::c_char;
+use std::ffi::c_void;
+use std::ptr;
+
+use super::bones::ossa_model;
+use super::checks::{guard, model_ref, null, ossa_error, put};
+use super::load::{hand_out, ossa_file_io};
+#[cfg(feature = "gltf")]
+use super::{checks::c_str, load::CallerIo, load::os_path};
+
+/// What a glTF export could not express exactly, relative to the model's size (docs/gltf.md).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ossa_export_report {
+    /// the diagonal of the bind pose's bounds, in the exported units
+    pub size: f32,
+    /// vertices that glTF's linear blend skinning moves by more than 1e-4 of the size from
+    /// ossa's own skinning, at the bind pose or a frame checked
+    pub inexact_vertices: u32,
+    /// the largest such move at the bind pose, relative to the size
+    pub bind_max: f32,
+    /// the largest such move at any frame checked, relative to the size
+    pub animated_max: f32,
+    /// frames compared, of frame_count (evenly spread past 20 million vertex-frames)
+    pub frames_checked: u32,
+    pub frame_count: u32,
+    /// vertices whose weights did not sum to 1 and were renormalised, and the largest error
+    pub renormalised_vertices: u32,
+    pub worst_weight_sum_error: f32,
+    /// vertices that kept only max_influences influences, and the most one dropped
+    pub capped_vertices: u32,
+    pub most_dropped: u32,
+    /// images embedded, and textures or .skin files that could not be used
+    pub images: u32,
+    pub texture_warnings: u32,
+}
+
+#[repr(C)]
+pub struct ossa_save_options {
+    /// sizeof(ossa_save_options), set by ossa_save_options_init; the struct only grows at its end
+    pub size: u32,
+    /// OSSA_OPTIMIZE_*: optimise the saved model first, as ossa_model_optimize does
+    pub flags: u32,
+    /// glTF: most influences kept per vertex, the strongest, renormalised; 0 = every one
+    pub max_influences: u32,
+    /// glTF: multiplies every position and translation, from 1e-6 to 1e6; 1 = the file's units
+    pub scale: f32,
+    /// most memory the textures read may use; 0 = the library default
+    pub max_bytes: u64,
+    /// glTF: the filesystem textures are read from; NULL = the OS filesystem
+    pub io: *const ossa_file_io,
+    /// glTF: the model's file, a path of io's or of the OS, so that its textures and .skin files
+    /// are found beside it; NULL = only the textures the model carries (DMF)
+    pub name: *const c_char,
+    /// glTF without io: the directory textures may be read from; NULL = name's own
+    pub base_dir: *const c_char,
+    /// glTF: filled with what the export could not express; may be NULL
+    pub report: *mut ossa_export_report,
+}
+
+/// What ossa_model_optimize changed.
+#[repr(C)]
+pub struct ossa_optimize_report {
+    pub bones_before: u32,
+    pub bones_after: u32,
+    /// triangles that moved in their mesh's order
+    pub triangles_moved: u32,
+    /// vertices that got another number
+    pub vertices_moved: u32,
+    /// vertex-cache misses per triangle (FIFO of 16), before and after
+    pub acmr_before: f32,
+    pub acmr_after: f32,
+}
+
+/// Receives saved bytes, possibly in several calls; returns OSSA_OK or an error to stop saving.
+pub type ossa_write_fn =
+    Option<unsafe extern "C" fn(user: *mut c_void, data: *const u8, size: usize) -> u32>;
+
+/// A new model with the optimisations of `flags` (OSSA_OPTIMIZE_*) applied, and what changed
+/// in `*report` (may be NULL). Poses, the bind mesh and skinning are unchanged, up to the order
+/// of vertices and triangles.
+///
+/// # Safety
+/// `model` is a live handle; `out` is writable; `report` and `error` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_optimize(
+    model: *const ossa_model,
+    flags: u32,
+    out: *mut *mut ossa_model,
+    report: *mut ossa_optimize_report,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let (optimized, r) = model.optimized(check_optimize_flags(flags)?)?;
+        if !report.is_null() {
+            put(
+                report,
+                ossa_optimize_report {
+                    bones_before: r.bones_before,
+                    bones_after: r.bones_after,
+                    triangles_moved: r.triangles_moved,
+                    vertices_moved: r.vertices_moved,
+                    acmr_before: r.acmr_before,
+                    acmr_after: r.acmr_after,
+                },
+            );
+        }
+        hand_out(out, optimized);
+        Ok(())
+    })
+}
+
+fn check_optimize_flags(flags: u32) -> Result<u32> {
+    if flags & !optimize::OPTIMIZE_ALL != 0 {
+        return Err(Error::invalid_argument(format!(
+            "unknown optimisation flags {flags:#x}"
+        )));
+    }
+    Ok(flags)
+}
+
+/// Writes `model` as `format` (DPM, SKM, SKP, Sims SKN/BMF/CMX/BCF, MM2 SKEL/MOD, DMF binary
+/// or JSON, glTF binary or JSON, with every influence and the file's units) through `write`,
+/// which may be called several times; `flags` (OSSA_OPTIMIZE_*) optimise the saved model first,
+/// as ossa_model_optimize does. ossa_save_with takes glTF's options.
+///
+/// # Safety
+/// `model` is a live handle; `write` is a callback for `user`; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_save(
+    model: *const ossa_model,
+    format: u32,
+    flags: u32,
+    write: ossa_write_fn,
+    user: *mut c_void,
+    error: *mut ossa_error,
+) -> u32 {
+    let options = ossa_save_options {
+        flags,
+        ..save_defaults()
+    };
+    // SAFETY: the caller's promises are ossa_save_with's, and the options are whole.
+    unsafe { ossa_save_with(model, format, &options, write, user, error) }
+}
+
+fn save_defaults() -> ossa_save_options {
+    ossa_save_options {
+        size: size_of::<ossa_save_options>() as u32,
+        flags: 0,
+        max_influences: 0,
+        scale: 1.0,
+        max_bytes: 0,
+        io: ptr::null(),
+        name: ptr::null(),
+        base_dir: ptr::null(),
+        report: ptr::null_mut(),
+    }
+}
+
+/// Fills in the defaults (scale 1, every influence, no textures looked for) and size.
+///
+/// # Safety
+/// `options` is NULL (a no-op) or points to a writable `ossa_save_options`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_save_options_init(options: *mut ossa_save_options) {
+    // SAFETY: the caller passes NULL or a writable options struct.
+    if let Some(o) = unsafe { options.as_mut() } {
+        *o = save_defaults();
+    }
+}
+
+/// The caller's save options, checked.
+fn read_save_options(options: *const ossa_save_options) -> Result<ossa_save_options> {
+    let mut o = save_defaults();
+    if !options.is_null() {
+        // SAFETY: a non-null options pointer points to at least its `size` field.
+        let size = unsafe { options.cast::<u32>().read_unaligned() } as usize;
+        if size != size_of::<ossa_save_options>() {
+            return Err(Error::invalid_argument(format!(
+                "options->size is {size}, which is no released size of ossa_save_options ({} \
+                 bytes); call ossa_save_options_init first",
+                size_of::<ossa_save_options>()
+            )));
+        }
+        // SAFETY: the caller's struct holds `size` bytes, the size of ours.
+        unsafe { ptr::copy_nonoverlapping(options, &mut o, 1) };
+    }
+    // SAFETY: a non-null io pointer points to an ossa_file_io that outlives the call.
+    if let Some(io) = unsafe { o.io.as_ref() }
+        && io.read.is_none()
+    {
+        return Err(null("options->io->read"));
+    }
+    Ok(o)
+}
+
+/// The bytes of `model` as `format`, with the options' glTF settings and textures, and what a
+/// glTF export could not express.
+fn saved_bytes(
+    model: &Model,
+    format: Format,
+    o: &ossa_save_options,
+) -> Result<(Vec<u8>, Option<ossa_export_report>)> {
+    let flags = check_optimize_flags(o.flags)?;
+    let optimized;
+    let model = if flags == 0 {
+        model
+    } else {
+        optimized = model.optimized(flags)?.0;
+        &optimized
+    };
+    if !matches!(format, Format::Glb | Format::Gltf) {
+        if o.scale != 1.0 || o.max_influences != 0 || !o.report.is_null() {
+            return Err(Error::invalid_argument(format!(
+                "scale, max_influences and report are glTF's; {} takes none",
+                format.name()
+            )));
+        }
+        return Ok((model.save(format)?, None));
+    }
+    export_gltf(model, format, o).map(|(bytes, report)| (bytes, Some(report)))
+}
+
+#[cfg(feature = "gltf")]
+fn export_gltf(
+    model: &Model,
+    format: Format,
+    o: &ossa_save_options,
+) -> Result<(Vec<u8>, ossa_export_report)> {
+    use crate::format::gltf::ExportOptions;
+    use crate::textures::{find_textures, find_textures_beside};
+
+    let name = c_str(o.name).map(|n| n.to_string_lossy().into_owned());
+    // SAFETY: a non-null io pointer points to an ossa_file_io that outlives the call.
+    let io = unsafe { o.io.as_ref() }.map(|io| CallerIo { io: *io });
+    let textures = match (&name, &io) {
+        (Some(name), Some(io)) => find_textures(model, Some((io, name.as_str())), o.max_bytes),
+        (Some(name), None) => {
+            let base = c_str(o.base_dir).map(os_path);
+            find_textures_beside(
+                model,
+                std::path::Path::new(name),
+                base.as_deref(),
+                o.max_bytes,
+            )?
+        }
+        (None, _) => find_textures(model, None, o.max_bytes),
+    };
+    let export = model.export_gltf(&ExportOptions {
+        binary: format == Format::Glb,
+        scale: o.scale,
+        max_influences: o.max_influences as usize,
+        textures: Some(&textures),
+        source_name: name.map(|n| n.rsplit(['/', '\\']).next().unwrap_or(&n).to_owned()),
+    })?;
+    let e = &export.exactness;
+    let report = ossa_export_report {
+        size: e.size,
+        inexact_vertices: e.inexact_vertices as u32,
+        bind_max: e.bind_max,
+        animated_max: e.animated_max,
+        frames_checked: e.frames_checked as u32,
+        frame_count: e.frames as u32,
+        renormalised_vertices: e.unnormalised_vertices as u32,
+        worst_weight_sum_error: e.worst_weight_sum,
+        capped_vertices: e.capped_vertices as u32,
+        most_dropped: e.most_dropped as u32,
+        images: textures.images.len() as u32,
+        texture_warnings: textures.warnings.len() as u32,
+    };
+    Ok((export.bytes, report))
+}
+
+#[cfg(not(feature = "gltf"))]
+fn export_gltf(
+    _: &Model,
+    format: Format,
+    _: &ossa_save_options,
+) -> Result<(Vec<u8>, ossa_export_report)> {
+    Err(Error::unsupported(format!(
+        "saving as {} needs the library built with its gltf feature",
+        format.name()
+    )))
+}
+
+/// Hands `bytes` to the caller's callback.
+fn write_out(write: ossa_write_fn, user: *mut c_void, bytes: &[u8]) -> Result<()> {
+    let write = write.ok_or_else(|| null("write"))?;
+    // SAFETY: the caller supplied this callback for exactly this call shape.
+    let code = unsafe { write(user, bytes.as_ptr(), bytes.len()) };
+    if code != 0 {
+        return Err(Error::io(
+            format!("the write callback failed with code {code}"),
+            None,
+        ));
+    }
+    Ok(())
+}
+
+/// ossa_save with options (NULL = the defaults of ossa_save_options_init): for glTF, the scale,
+/// the influences kept, where the textures are found, and a report of what the export could not
+/// express exactly. The report is written only when the call succeeds.
+///
+/// # Safety
+/// `model` is a live handle; `options` is NULL or initialised by ossa_save_options_init; `write`
+/// is a callback for `user`; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_save_with(
+    model: *const ossa_model,
+    format: u32,
+    options: *const ossa_save_options,
+    write: ossa_write_fn,
+    user: *mut c_void,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        write.ok_or_else(|| null("write"))?;
+        let format = Format::from_u32(format)
+            .ok_or_else(|| Error::invalid_argument(format!("format {format} is no ossa_format")))?;
+        let options = read_save_options(options)?;
+        let (bytes, report) = saved_bytes(model, format, &options)?;
+        write_out(write, user, &bytes)?;
+        if let Some(report) = report.filter(|_| !options.report.is_null()) {
+            put(options.report, report);
+        }
+        Ok(())
+    })
+}
