@@ -35,7 +35,11 @@ class BuildWithCargo(build_py):
         super().run()
         # Both go straight into the build tree: the source tree keeps only what git tracks.
         package = Path(self.build_lib) / "ossa"
-        shutil.copy2(cargo_target_dir() / "release" / "libossa.so", package / "libossa.so")
+        library = package / "libossa.so"
+        shutil.copy2(cargo_target_dir() / "release" / "libossa.so", library)
+        # The release profile keeps debug info for profiling (about 36 MB); the wheel needs none.
+        if shutil.which("strip"):
+            subprocess.run(["strip", "--strip-debug", str(library)], check=True)
         build_ffi.emit(CRATE / "include" / "ossa.h", package / "_ossa_cffi.py")
 
 
