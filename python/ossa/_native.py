@@ -4,6 +4,8 @@ from pathlib import Path
 
 from ._ossa_cffi import ffi
 
+__all__ = ["LIBRARY_PATH", "UINT64_MAX", "ffi", "lib", "text"]
+
 # The library travels inside the package, so an installed ossa never looks at the repository.
 LIBRARY_PATH = Path(__file__).with_name("libossa.so")
 lib = ffi.dlopen(str(LIBRARY_PATH))

@@ -336,7 +336,7 @@ class Model:
         return model
 
     _handle: Any
-    _free: weakref.finalize
+    _free: "weakref.finalize[[Any], Model]"
 
     def close(self) -> None:
         """Frees the model; closing again does nothing. Arrays already returned stay valid."""
@@ -498,11 +498,11 @@ class Model:
             for k in range(skin_count):
                 check(lib.ossa_suit_get_skin(self._ptr, s, k, skin), f"ossa_suit_get_skin({s}, {k})")
                 bone, mesh, censor, count = text(skin.bone), text(skin.mesh), skin.censor_flags, skin.property_count
-                props = properties(
-                    count,
-                    lambda p, k=k: lib.ossa_suit_skin_get_property(self._ptr, s, k, p, prop),
-                    "ossa_suit_skin_get_property",
-                )
+
+                def skin_property(p: int, k: int = k) -> int:
+                    return int(lib.ossa_suit_skin_get_property(self._ptr, s, k, p, prop))
+
+                props = properties(count, skin_property, "ossa_suit_skin_get_property")
                 skins.append(SuitSkin(bone, mesh, censor, props))
             props = properties(
                 property_count, lambda p: lib.ossa_suit_get_property(self._ptr, s, p, prop), "ossa_suit_get_property"

@@ -67,6 +67,7 @@ def test_frame_zero_skins_to_the_bind_mesh(zombie: ossa.Model) -> None:
         bind = zombie.bind_vertices(mesh)
         assert skinned.positions.shape == (mesh.vertex_count, 3)
         assert np.allclose(skinned.positions, bind.positions, atol=1e-4)
+        assert skinned.normals is not None and bind.normals is not None
         assert np.allclose(skinned.normals, bind.normals, atol=1e-4)
     # The first vertex of the skull, as the file's frame 0 places it.
     assert zombie.skin(0, rest).positions[0] == pytest.approx([2.8821, 3.4570, 37.5268], abs=1e-3)
@@ -110,7 +111,7 @@ def test_skin_writes_into_caller_arrays(zombie: ossa.Model) -> None:
     assert part.normals is None and np.array_equal(part.positions, positions[100:110])
 
     with pytest.raises(ossa.InvalidArgumentError, match="float32"):
-        zombie.skin(mesh, pose, positions=np.zeros((mesh.vertex_count, 3)))
+        zombie.skin(mesh, pose, positions=np.zeros((mesh.vertex_count, 3)))  # type: ignore[arg-type]
     with pytest.raises(ossa.InvalidArgumentError, match=r"\(34, 3, 4\)"):
         zombie.skin(mesh, pose[:10])
     with pytest.raises(ossa.InvalidArgumentError):
