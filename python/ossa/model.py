@@ -52,9 +52,7 @@ class Format(enum.IntEnum):
         for extension, fmt in _EXTENSIONS:
             if name.endswith(extension):
                 return fmt
-        raise InvalidArgumentError(
-            f"cannot tell the format from {os.fspath(path)!r}'s extension: pass format=", lib.OSSA_ERR_INVALID_ARGUMENT
-        )
+        raise InvalidArgumentError(f"cannot tell the format from {os.fspath(path)!r}'s extension: pass format=")
 
     @classmethod
     def parse(cls, value: Format | str) -> Format:
@@ -283,12 +281,11 @@ def load(
     """
     out = ffi.new("ossa_model **")
     record = ffi.new("ossa_error *")
+    options, keep = _load_options(strict, format, name, skeleton, max_bytes, base_dir)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        options, keep = _load_options(strict, format, name, skeleton, max_bytes, base_dir)
         data = ffi.from_buffer(source)
         code = lib.ossa_load_memory(data, len(data), options, out, record)
     else:
-        options, keep = _load_options(strict, format, name, skeleton, max_bytes, base_dir)
         code = lib.ossa_load_file(os.fsencode(source), options, out, record)
     del keep
     raise_record(code, record)
@@ -298,9 +295,7 @@ def load(
 def _as_matrices(array: npt.ArrayLike, count: int, what: str) -> FloatArray:
     matrices = np.ascontiguousarray(array, dtype=np.float32)
     if matrices.shape != (count, 3, 4):
-        raise InvalidArgumentError(
-            f"{what} has shape {matrices.shape}; the model needs ({count}, 3, 4)", lib.OSSA_ERR_INVALID_ARGUMENT
-        )
+        raise InvalidArgumentError(f"{what} has shape {matrices.shape}; the model needs ({count}, 3, 4)")
     return matrices
 
 
@@ -311,8 +306,7 @@ def _output(array: npt.NDArray[Any] | None, shape: tuple[int, ...], dtype: type,
     if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous or not array.flags.writeable:
         raise InvalidArgumentError(
             f"{what} must be a writable C-contiguous {np.dtype(dtype).name} array of shape {shape}; "
-            f"got {array.dtype.name} {array.shape}",
-            lib.OSSA_ERR_INVALID_ARGUMENT,
+            f"got {array.dtype.name} {array.shape}"
         )
     return array
 
@@ -600,9 +594,7 @@ class Model:
     ) -> tuple[int, int, int, Skinned, Any, list[Any]]:
         index = mesh.index if isinstance(mesh, Mesh) else int(mesh)
         if not 0 <= index < self.info.mesh_count:
-            raise InvalidArgumentError(
-                f"mesh {index} out of range (model has {self.info.mesh_count} meshes)", lib.OSSA_ERR_INVALID_ARGUMENT
-            )
+            raise InvalidArgumentError(f"mesh {index} out of range (model has {self.info.mesh_count} meshes)")
         if count is None:
             raw = ffi.new("ossa_mesh_info *")
             check(lib.ossa_model_get_mesh(self._ptr, index, raw), f"ossa_model_get_mesh({index})")
