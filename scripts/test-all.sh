@@ -36,3 +36,5 @@ else
 fi
 cargo build --release --lib
 bash c_tests/run.sh
+# The Python package, installed as users install it (pip install ./python), and its pytest suite.
+bash python/run_tests.sh
