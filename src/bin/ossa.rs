@@ -289,11 +289,13 @@ fn error_line(file: &str, e: &ossa::Error) -> String {
     } else {
         detail.to_string()
     };
-    // A message about reading the file starts with its path, which the line gives already.
-    let message = message
-        .strip_prefix(file)
-        .and_then(|m| m.strip_prefix(": "))
-        .map_or(message.clone(), str::to_owned);
+    // A message about reading the file starts with its path (perhaps as `./FILE`), which the
+    // line gives already.
+    let bare = |path: &str| path.strip_prefix("./").unwrap_or(path).to_owned();
+    let message = match message.split_once(": ") {
+        Some((head, rest)) if bare(head) == bare(file) => rest.to_owned(),
+        _ => message,
+    };
     format!("ossa: {file}: {}: {message}", e.code().name())
 }
 

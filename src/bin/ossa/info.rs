@@ -398,6 +398,7 @@ fn print_model(
             let events = model.animation_events(a as u32);
             let range = match scene.frame_count {
                 0 => "no frames".to_owned(),
+                1 => format!("frame {}", scene.first_frame),
                 n => format!(
                     "frames {}-{} ({n})",
                     scene.first_frame,
