@@ -73,7 +73,9 @@ impl Config {
                 "--quick" => config.quick = true,
                 "-h" | "--help" => return Err(String::new()),
                 a if a.starts_with('-') => return Err(format!("unknown option {a}")),
-                a if Path::new(a).is_file() => config.files.push(PathBuf::from(a)),
+                a if Path::new(a).is_file() || names_a_file(a) => {
+                    config.files.push(PathBuf::from(a))
+                }
                 a => config.filters.push(a.to_lowercase()),
             }
         }
@@ -92,6 +94,13 @@ impl Config {
         let name = name.to_lowercase();
         self.filters.is_empty() || self.filters.iter().any(|f| name.contains(f.as_str()))
     }
+}
+
+/// Whether an argument that names no existing file was meant as one (a path, or a name with a
+/// model's extension) rather than a filter: loading it then says what is wrong, where a filter
+/// would quietly match nothing.
+fn names_a_file(arg: &str) -> bool {
+    arg.contains(['/', '\\']) || ossa::Format::from_extension(arg).is_some()
 }
 
 /// Runs `op` for the warm-up time and gives the batch of calls that makes one sample.
@@ -254,6 +263,12 @@ struct Subject {
 
 impl Subject {
     fn from_file(path: &Path) -> Result<Subject, String> {
+        if !path.exists() {
+            return Err(format!(
+                "{}: no such file",
+                ossa::ErrorCode::NotFound.name()
+            ));
+        }
         let dir = path.parent().unwrap_or(Path::new("."));
         let file_name = path
             .file_name()
@@ -271,7 +286,14 @@ impl Subject {
             io: Some(&recorder),
             ..LoadOptions::default()
         };
-        let model = Model::load_file(&file_name, &options).map_err(|e| e.to_string())?;
+        let model = Model::load_file(&file_name, &options).map_err(|e| {
+            // The message starts with the file's name, which the caller puts first already.
+            let message = e.to_string();
+            let message = message
+                .strip_prefix(&format!("{file_name}: "))
+                .unwrap_or(&message);
+            format!("{}: {message}", e.code().name())
+        })?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -384,17 +406,25 @@ fn corpus_files() -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// The models to measure, largest first: the files given, else the defaults. Problems are
-/// printed and skipped.
-fn subjects(config: &Config) -> Vec<Subject> {
+/// The models to measure, largest first: the files given, else the defaults. A default model
+/// that does not load is printed and skipped; a file given that does not load is an error, one
+/// line each.
+fn subjects(config: &Config) -> Result<Vec<Subject>, Vec<String>> {
     let mut out = Vec::new();
     let mut add = |name: &str, loaded: Result<Subject, String>| match loaded {
         Ok(s) => out.push(s),
         Err(e) => println!("{name}: skipped: {e}"),
     };
     if !config.files.is_empty() {
+        let mut failed = Vec::new();
         for path in &config.files {
-            add(&path.display().to_string(), Subject::from_file(path));
+            match Subject::from_file(path) {
+                Ok(s) => out.push(s),
+                Err(e) => failed.push(format!("{}: {e}", path.display())),
+            }
+        }
+        if !failed.is_empty() {
+            return Err(failed);
         }
     } else {
         if config.selects("synth_tube") {
@@ -419,7 +449,18 @@ fn subjects(config: &Config) -> Vec<Subject> {
         }
     }
     out.sort_by(|a, b| b.vertices.cmp(&a.vertices).then(a.name.cmp(&b.name)));
-    out
+    if out.is_empty() {
+        let why = if config.filters.is_empty() {
+            "no model to measure".to_owned()
+        } else {
+            format!(
+                "no model to measure: no default model's name contains {}",
+                config.filters.join(" or ")
+            )
+        };
+        return Err(vec![why]);
+    }
+    Ok(out)
 }
 
 /// "AMD EPYC, 2 CPUs" from /proc/cpuinfo and the scheduler.
@@ -1058,10 +1099,15 @@ fn same_bits(a: &[f32], b: &[f32]) -> bool {
 /// `--bench`).
 pub fn main(args: impl Iterator<Item = String>, command: &str, test_run: bool) -> ExitCode {
     match Config::from_args(args, test_run) {
-        Ok(config) => {
-            run(&config);
-            ExitCode::SUCCESS
-        }
+        Ok(config) => match run(&config) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("{command}: {e}");
+                }
+                ExitCode::FAILURE
+            }
+        },
         Err(e) => {
             if !e.is_empty() {
                 eprintln!("{command}: {e}");
@@ -1182,8 +1228,10 @@ fn print_dp_table(
     );
 }
 
-/// Measures every selected model and prints the tables.
-fn run(config: &Config) {
+/// Measures every selected model and prints the tables; fails, before measuring anything, when
+/// a file given does not load or nothing is left to measure.
+fn run(config: &Config) -> Result<(), Vec<String>> {
+    let subjects = subjects(config)?;
     let baseline = Baseline::build();
     let sse = DpSse {
         shipped: Sse::build(&[]),
@@ -1216,11 +1264,6 @@ fn run(config: &Config) {
             ),
             Err(why) => println!("DarkPlaces SSE ({what}): not built ({why})"),
         }
-    }
-    let subjects = subjects(config);
-    if subjects.is_empty() {
-        println!("no model to measure");
-        return;
     }
     let name_width = subjects
         .iter()
@@ -1331,7 +1374,7 @@ fn run(config: &Config) {
         println!(
             "\nlower bound: not measured (it needs the C baseline and a CPU with AVX2 and FMA)"
         );
-        return;
+        return Ok(());
     }
     let table = Table::start(
         &[
@@ -1364,4 +1407,5 @@ fn run(config: &Config) {
         ]);
         table.row(&row);
     }
+    Ok(())
 }

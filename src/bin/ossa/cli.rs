@@ -1,0 +1,229 @@
+//! The command line: what each subcommand takes, and how a bad one is reported.
+//!
+//! Option values that need checking (`--format`, `--to`, `--scale`, `--max-influences`) are
+//! taken as text and checked after parsing, so that their messages say what a valid value is
+//! in the words the commands use elsewhere.
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, Parser, Subcommand};
+
+use ossa::{Format, LoadOptions};
+
+/// The commands in one screen: printed after every usage error.
+pub const USAGE: &str = "usage:
+  ossa                      demo: build a rigged model in code, load, pose and skin it
+  ossa info FILE [--frames] [--json]
+                            summary of a model: counts, bounds, bone tree, meshes, animations
+  ossa validate FILE        every problem in a model file (exit status 1 when any)
+  ossa convert INPUT -o OUTPUT [convert options]
+  ossa convert INPUT... -o DIR --to NAME [convert options]
+                            write models in another format (glTF or one ossa reads)
+  ossa bench [--quick] [FILE...]
+                            load, pose and skinning times
+`ossa COMMAND --help` lists a command's options";
+
+#[derive(Parser)]
+#[command(
+    name = "ossa",
+    version,
+    about = "Look inside, validate, convert and measure skeletal models of older game engines \
+             (DPM, SKM/SKP, Sims CMX/BCF/SKN/BMF/CFP, MM2 SKEL/MOD, DMF)",
+    after_help = "Without a command, ossa runs the demo: a rig built in code, loaded, posed and \
+                  skinned.\nExit status: 0 done, 1 the model or a file failed (the message \
+                  names its OSSA_ERR_* code), 2 a usage error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Build a rigged model in code, load, pose and skin it (what `ossa` alone runs)
+    Demo,
+    /// Summary of a model: format, counts, bounds, bone tree, meshes, animations, warnings
+    #[command(
+        long_about = "Summary of a model: format, counts (bones, meshes, vertices, triangles, \
+                      frames, animations), bounds, the bones as a tree, one line per mesh, \
+                      texture, material and animation, and the warnings.\n\n\
+                      Sims character files list their suits (each skin's bone and mesh) and \
+                      skills (motions, frames, duration, the CFP they read); a .cfp file is \
+                      described by its value count and the skills beside it that read it."
+    )]
+    Info(InfoArgs),
+    /// Every problem in a model file (exit status 1 when any)
+    Validate {
+        /// The model file
+        file: String,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// Write a model in another format: glTF, or one ossa reads
+    #[command(
+        long_about = "Write a model in another format: glTF (.glb, .gltf) or one ossa reads \
+                      (.dpm .skm .skp .skn .bmf .cmx .bcf .skel .mod .dmf); the format is \
+                      OUTPUT's extension or --to.\n\n\
+                      Several inputs, directories (their model files) or quoted patterns (* \
+                      and ? in the last part) are each written as DIR/STEM.EXT with -o DIR \
+                      --to NAME; a failing input is reported, the others still convert, and \
+                      the exit status is 1."
+    )]
+    Convert(ConvertArgs),
+    /// Load, pose and skinning times beside memcpy and a C baseline
+    #[command(
+        long_about = "Load, pose and skinning times beside memcpy and a C baseline. Without \
+                      FILE: the corpus's largest models ($OSSA_CORPUS), else a built-in \
+                      100k-vertex rig. A file that cannot be loaded is an error (exit status \
+                      1)."
+    )]
+    Bench(BenchArgs),
+}
+
+/// How the input is read; for `info`, `validate` and `convert`.
+#[derive(Args)]
+pub struct LoadArgs {
+    /// Reject what the default mode tolerates
+    #[arg(long)]
+    pub strict: bool,
+    /// The input's format: dpm, skm, skp, sims-skn, sims-bmf, sims-cmx, sims-bcf, mm2-skel,
+    /// mm2-mod, dmf, dmf-json (default: detect)
+    #[arg(long, value_name = "NAME")]
+    pub format: Option<String>,
+}
+
+impl LoadArgs {
+    pub fn options(&self) -> Result<LoadOptions<'static>, String> {
+        let mut options = LoadOptions {
+            strict: self.strict,
+            ..LoadOptions::default()
+        };
+        if let Some(name) = &self.format {
+            options.format = cli_format(name).ok_or_else(|| format!("unknown format {name}"))?;
+        }
+        Ok(options)
+    }
+}
+
+#[derive(Args)]
+pub struct InfoArgs {
+    /// The model file (or a Sims .cfp)
+    pub file: String,
+    /// Also list every frame (name and bounds) and every animation event
+    #[arg(long)]
+    pub frames: bool,
+    /// Print the same information as one JSON object
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+#[derive(Args)]
+pub struct ConvertArgs {
+    /// Model files, directories or quoted patterns
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// The output file; a directory for several inputs (made if missing)
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<String>,
+    /// The output format: a --format name, glb, gltf, or an extension (skn, cmx, bcf, skel,
+    /// mod); default: OUTPUT's extension
+    #[arg(long, value_name = "NAME")]
+    pub to: Option<String>,
+    /// glTF: multiply positions and translations by F (default 1)
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    pub scale: Option<String>,
+    /// glTF: keep the N strongest influences of a vertex (default 0: all)
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_influences: Option<String>,
+    /// Bind meshes waiting for a skeleton (SKM without its SKP beside it, Sims SKN/BMF, MM2
+    /// .mod) to the skeleton in FILE
+    #[arg(long, value_name = "FILE")]
+    pub skeleton: Option<String>,
+    /// Add the Sims skills in these CMX/BCF files, each CFP found beside its file; the files
+    /// run to the next option; repeatable
+    // Zero values accepted here so that a bare `--skills` gets this command's own message.
+    #[arg(long, value_name = "FILE", num_args = 0.., action = clap::ArgAction::Append)]
+    pub skills: Option<Vec<String>>,
+    /// Dress a Sims character in suit NAME: the skeleton is --skeleton's or INPUT's; the suit
+    /// INPUT's, or NAME.cmx or NAME.bcf beside INPUT or in a --search directory, as is each
+    /// skin's MESH.skn or MESH.bmf
+    #[arg(long, value_name = "NAME")]
+    pub suit: Option<String>,
+    /// Another directory for suit and mesh files (repeatable)
+    #[arg(long, value_name = "DIR")]
+    pub search: Vec<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// A short run: smaller warm-up and time budget per measurement
+    #[arg(long)]
+    pub quick: bool,
+    /// Model files to measure; a word that names no file picks the default models whose name
+    /// contains it
+    #[arg(value_name = "FILE")]
+    pub models: Vec<String>,
+}
+
+/// A format by its name in lower case, spaces as dashes ("sims-skn", "dmf-json").
+pub fn cli_format(name: &str) -> Option<Format> {
+    let wanted = name.to_ascii_lowercase();
+    Format::ALL
+        .into_iter()
+        .find(|f| f.name().to_ascii_lowercase().replace(' ', "-") == wanted)
+}
+
+pub const OUTPUT_FORMATS: &str =
+    "glb, gltf, dpm, skm, skp, skn, bmf, cmx, bcf, skel, mod, dmf, dmf-json";
+
+/// A format to write: a `--format` name, `glb`, or an extension without its dot (`skn`).
+pub fn output_format(name: &str) -> Option<Format> {
+    let lower = name.to_ascii_lowercase();
+    let format = match lower.as_str() {
+        "glb" => Some(Format::Glb),
+        _ => cli_format(&lower).or_else(|| Format::from_extension(&format!(".{lower}"))),
+    };
+    format.filter(|f| *f != Format::Auto)
+}
+
+/// Options only `convert` takes: named when another command is given one.
+const CONVERT_OPTIONS: [&str; 9] = [
+    "-o",
+    "--output",
+    "--to",
+    "--scale",
+    "--max-influences",
+    "--skeleton",
+    "--skills",
+    "--suit",
+    "--search",
+];
+
+/// The one-line message of a parse error, in the words of the rest of the command's messages
+/// ("unknown option --x") rather than clap's, whose first line it is otherwise.
+pub fn parse_error_message(e: &clap::Error) -> String {
+    let invalid = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    match (e.kind(), invalid) {
+        (ErrorKind::UnknownArgument, Some(arg)) if arg.starts_with('-') => {
+            // The argument as given, without the `=value` clap keeps in it.
+            let option = arg.split('=').next().unwrap_or(arg);
+            if CONVERT_OPTIONS.contains(&option) {
+                format!("unknown option {option} (convert's options go after `ossa convert`)")
+            } else {
+                format!("unknown option {option}")
+            }
+        }
+        (ErrorKind::UnknownArgument, Some(arg)) => format!("unexpected argument {arg}"),
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_owned()
+        }
+    }
+}

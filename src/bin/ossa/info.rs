@@ -1,0 +1,727 @@
+//! `ossa info`: a model's summary as text or JSON. A model file gives its counts, bounds, bone
+//! tree, meshes, animations and warnings; a Sims character file its suits and skills too, which
+//! the loaded model alone does not carry (skills play on a skeleton loaded elsewhere); a Sims
+//! `.cfp`, no model at all, its values and the skills beside it that read them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use ossa::{Format, LoadOptions, Model};
+use serde_json::{Value, json};
+
+use crate::cli::InfoArgs;
+use crate::{read, v3};
+
+pub fn info(args: &InfoArgs, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Error> {
+    let file = args.file.as_str();
+    if options.format == Format::Auto && has_extension(file, ".cfp") {
+        return cfp_info(file, args.json);
+    }
+    // Through the path, so that sidecar files (skeletons, scene lists) are found beside it.
+    let model = Model::load_file(file, options)?;
+    let skills = if matches!(model.format(), Format::SimsCmx | Format::SimsBcf) {
+        skills_of(file)?
+    } else {
+        Vec::new()
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = model_json(file, &model, &skills, args.frames);
+        say!(out, "{json:#}");
+    } else {
+        print_model(&mut out, file, &model, &skills, args.frames);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn has_extension(file: &str, extension: &str) -> bool {
+    file.to_ascii_lowercase().ends_with(extension)
+}
+
+/// A number for JSON as short as Rust prints the f32 (`-10.5413`, not the f64 widening's
+/// `-10.541299819946289`); not finite: null.
+fn num(v: f32) -> Value {
+    v.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
+
+fn nums<const N: usize>(v: [f32; N]) -> Value {
+    Value::Array(v.into_iter().map(num).collect())
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bones as a tree
+// ---------------------------------------------------------------------------------------------
+
+/// The bones in tree order, each with its depth: every root in index order, each followed by
+/// its children (in index order) and theirs. A bone no root leads to (a parent loop, which a
+/// loaded model should not have) follows at depth 0, so every bone is listed once.
+fn bone_tree(bones: &[ossa::Bone]) -> Vec<(usize, usize)> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); bones.len()];
+    let mut roots = Vec::new();
+    for (b, bone) in bones.iter().enumerate() {
+        match usize::try_from(bone.parent) {
+            Ok(p) if p < bones.len() && p != b => children[p].push(b),
+            _ => roots.push(b),
+        }
+    }
+    let mut order = Vec::with_capacity(bones.len());
+    let mut listed = vec![false; bones.len()];
+    let mut visit = |start: usize, order: &mut Vec<(usize, usize)>| {
+        // Depth-first without recursion: a deep chain cannot overflow the stack.
+        let mut stack = vec![(start, 0usize)];
+        while let Some((b, depth)) = stack.pop() {
+            if std::mem::replace(&mut listed[b], true) {
+                continue;
+            }
+            order.push((b, depth));
+            stack.extend(children[b].iter().rev().map(|&c| (c, depth + 1)));
+        }
+    };
+    for r in roots {
+        visit(r, &mut order);
+    }
+    for b in 0..bones.len() {
+        visit(b, &mut order);
+    }
+    order
+}
+
+fn bone_note(bone: &ossa::Bone) -> &'static str {
+    if bone.flags & ossa::BONE_ATTACHMENT != 0 {
+        "attachment"
+    } else if bone.flags & ossa::BONE_SYNTHETIC != 0 {
+        "added for vertices bound to no bone"
+    } else {
+        ""
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sims skills
+// ---------------------------------------------------------------------------------------------
+
+/// One skill of a Sims character file, with what playing it on a skeleton gives.
+struct SkillSummary {
+    name: String,
+    /// The CFP's name without `.cfp`.
+    animation: String,
+    motions: usize,
+    /// The most frames a motion with translations or rotations has: the skill's frame count
+    /// once played (`cmx::skill_frames`).
+    frames: u32,
+    duration_ms: f32,
+    fps: f32,
+    looping: bool,
+    moving: bool,
+    distance: f32,
+    translations: u32,
+    rotations: u32,
+    values: u64,
+    /// The CFP beside the file, when there.
+    cfp: Option<PathBuf>,
+}
+
+/// The rate the game plays a skill without a usable duration at (its 33.3 ms frame).
+const DEFAULT_SKILL_FPS: f32 = 30.0;
+
+impl SkillSummary {
+    fn new(skill: &ossa::cmx::Skill, dir: &Path) -> SkillSummary {
+        let frames = skill
+            .motions
+            .iter()
+            .filter(|m| m.has_translation || m.has_rotation)
+            .map(|m| m.frame_count)
+            .max()
+            .unwrap_or(0);
+        // As the library times a played skill: its frames spread over its duration.
+        let fps = if skill.duration.is_finite() && skill.duration > 0.0 {
+            (f64::from(frames) * 1000.0 / f64::from(skill.duration)) as f32
+        } else {
+            DEFAULT_SKILL_FPS
+        };
+        let name = skill.name.to_string();
+        let animation = skill.animation.to_string();
+        SkillSummary {
+            // Nothing in the files says whether a skill loops; Maxis names every looping one
+            // `...loop`, and the library goes by that too.
+            looping: name.to_ascii_lowercase().contains("loop"),
+            cfp: find_beside(dir, &format!("{animation}.cfp")),
+            name,
+            animation,
+            motions: skill.motions.len(),
+            frames,
+            duration_ms: skill.duration,
+            fps: if fps.is_finite() && fps > 0.0 {
+                fps
+            } else {
+                DEFAULT_SKILL_FPS
+            },
+            moving: skill.moving,
+            distance: skill.distance,
+            translations: skill.translation_count,
+            rotations: skill.rotation_count,
+            values: skill.value_count(),
+        }
+    }
+
+    fn line(&self) -> String {
+        let cfp = match &self.cfp {
+            Some(_) => format!("{}.cfp", self.animation),
+            None => format!("{}.cfp (not beside the file)", self.animation),
+        };
+        format!(
+            "{}: {}, {} over {:.3} s at {:.1} fps{}{}; {} values in {cfp}",
+            self.name,
+            plural(self.motions, "motion", "motions"),
+            plural(self.frames as usize, "frame", "frames"),
+            self.duration_ms / 1000.0,
+            self.fps,
+            if self.looping { ", looping" } else { "" },
+            if self.moving {
+                format!(", moves {}", self.distance)
+            } else {
+                String::new()
+            },
+            self.values
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "motions": self.motions,
+            "frames": self.frames,
+            "duration_ms": num(self.duration_ms),
+            "fps": num(self.fps),
+            "looping": self.looping,
+            "moving": self.moving,
+            "distance": num(self.distance),
+            "cfp": format!("{}.cfp", self.animation),
+            "cfp_found": self.cfp.is_some(),
+            "translations": self.translations,
+            "rotations": self.rotations,
+            "values": self.values,
+        })
+    }
+}
+
+/// The directory a file is in ("." for a bare name).
+fn dir_of(file: &str) -> PathBuf {
+    match Path::new(file).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `name` (which may hold a folder) in `dir`, its last part matched ignoring ASCII case, as the
+/// game's files are named on Windows.
+fn find_beside(dir: &Path, name: &str) -> Option<PathBuf> {
+    let wanted = dir.join(name);
+    if wanted.is_file() {
+        return Some(wanted);
+    }
+    let parent = wanted.parent()?;
+    let last = wanted.file_name()?.to_string_lossy().into_owned();
+    std::fs::read_dir(parent).ok()?.flatten().find_map(|e| {
+        let path = e.path();
+        (e.file_name().to_string_lossy().eq_ignore_ascii_case(&last) && path.is_file())
+            .then_some(path)
+    })
+}
+
+/// The skills of the Sims character file `file` (CMX or BCF).
+fn skills_of(file: &str) -> Result<Vec<SkillSummary>, ossa::Error> {
+    let character = ossa::cmx::parse(&read(file)?)?;
+    let dir = dir_of(file);
+    Ok(character
+        .skills
+        .iter()
+        .map(|s| SkillSummary::new(s, &dir))
+        .collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// A model as text
+// ---------------------------------------------------------------------------------------------
+
+fn print_model(
+    out: &mut impl Write,
+    file: &str,
+    model: &Model,
+    skills: &[SkillSummary],
+    all_frames: bool,
+) {
+    let i = model.info();
+    say!(out, "{file}: {} model", i.format.name());
+    let counts: Vec<String> = [
+        (i.bone_count, "bone", "bones"),
+        (i.mesh_count, "mesh", "meshes"),
+        (i.vertex_count, "vertex", "vertices"),
+        (i.triangle_count, "triangle", "triangles"),
+        (i.frame_count, "frame", "frames"),
+        (i.animation_count, "animation", "animations"),
+    ]
+    .into_iter()
+    .map(|(n, one, many)| plural(n as usize, one, many))
+    .collect();
+    say!(out, "  {}", counts.join(", "));
+    let extras: Vec<String> = [
+        (model.textures().len(), "texture", "textures"),
+        (model.materials().len(), "material", "materials"),
+        (model.suits().len(), "suit", "suits"),
+        (skills.len(), "skill", "skills"),
+        (model.events().len(), "event", "events"),
+    ]
+    .into_iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| plural(n, one, many))
+    .collect();
+    if !extras.is_empty() {
+        say!(out, "  {}", extras.join(", "));
+    }
+    let axis = ["x", "y", "z"].get(i.up_axis as usize).unwrap_or(&"?");
+    let hand = if i.handedness > 0 { "right" } else { "left" };
+    // Without vertices there are no bounds or influences to speak of.
+    if i.vertex_count > 0 {
+        say!(
+            out,
+            "  {axis} up, {hand}-handed; up to {} per vertex",
+            plural(i.max_influences as usize, "influence", "influences")
+        );
+        say!(out, "  bind pose bounds {} .. {}", v3(i.mins), v3(i.maxs));
+    } else {
+        say!(out, "  {axis} up, {hand}-handed");
+    }
+
+    if !model.bones().is_empty() {
+        say!(out, "bones (children indented under their parent):");
+        for (b, depth) in bone_tree(model.bones()) {
+            let bone = &model.bones()[b];
+            let note = bone_note(bone);
+            let note = if note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({note})")
+            };
+            say!(out, "  {b:4} {}{}{note}", "  ".repeat(depth), bone.name);
+        }
+    }
+    if !model.meshes().is_empty() {
+        say!(out, "meshes:");
+        for (m, mesh) in model.meshes().iter().enumerate() {
+            let shader = mesh.shader().to_string();
+            let name = mesh.name().to_string();
+            say!(
+                out,
+                "  {m:4} {}: {}, {}, up to {}{}{}",
+                if name.is_empty() { "(no name)" } else { &name },
+                plural(mesh.vertex_count(), "vertex", "vertices"),
+                plural(mesh.triangle_count(), "triangle", "triangles"),
+                plural(mesh.max_influences(), "influence", "influences"),
+                if shader.is_empty() {
+                    String::new()
+                } else {
+                    format!(", shader {shader}")
+                },
+                mesh.material()
+                    .map_or(String::new(), |k| format!(", material {k}"))
+            );
+        }
+    }
+    if !model.textures().is_empty() {
+        say!(out, "textures:");
+        for (t, tex) in model.textures().iter().enumerate() {
+            say!(
+                out,
+                "  {t:4} {}: {}x{}, {} bytes of image",
+                tex.name,
+                tex.width,
+                tex.height,
+                tex.image.len()
+            );
+        }
+    }
+    if !model.materials().is_empty() {
+        say!(out, "materials:");
+        for (k, mat) in model.materials().iter().enumerate() {
+            let texture = mat
+                .texture
+                .map_or("no texture".to_owned(), |t| format!("texture {t}"));
+            say!(out, "  {k:4} {}: {texture}", mat.name);
+        }
+    }
+    if !model.suits().is_empty() {
+        say!(out, "suits:");
+        for (k, suit) in model.suits().iter().enumerate() {
+            say!(
+                out,
+                "  {k:4} {}: type {}, {}, {}",
+                suit.name,
+                suit.kind,
+                plural(suit.skins.len(), "skin", "skins"),
+                plural(suit.properties.len(), "property", "properties")
+            );
+            for skin in &suit.skins {
+                say!(
+                    out,
+                    "         mesh {} on bone {}, censor flags {}",
+                    skin.mesh,
+                    skin.bone,
+                    skin.censor_flags
+                );
+            }
+        }
+    }
+    if !skills.is_empty() {
+        say!(out, "skills:");
+        for (k, skill) in skills.iter().enumerate() {
+            say!(out, "  {k:4} {}", skill.line());
+        }
+    }
+    if !model.animations().is_empty() {
+        say!(out, "animations:");
+        let width = (model.animations().iter())
+            .map(|a| a.name.to_string().chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(32);
+        for (a, scene) in model.animations().iter().enumerate() {
+            let events = model.animation_events(a as u32);
+            let range = match scene.frame_count {
+                0 => "no frames".to_owned(),
+                1 => format!("frame {}", scene.first_frame),
+                n => format!(
+                    "frames {}-{} ({n})",
+                    scene.first_frame,
+                    u64::from(scene.first_frame) + u64::from(n) - 1
+                ),
+            };
+            say!(
+                out,
+                "  {a:4} {:<width$} {range} at {} fps{}{}{}",
+                scene.name.to_string(),
+                scene.fps,
+                if scene.looping { ", looping" } else { "" },
+                if scene.moving {
+                    format!(", moves {}", scene.distance)
+                } else {
+                    String::new()
+                },
+                if events.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", plural(events.len(), "event", "events"))
+                }
+            );
+            if all_frames {
+                for e in events {
+                    say!(
+                        out,
+                        "         at {:.3} s: {} = {} ({})",
+                        e.time,
+                        e.key,
+                        e.value,
+                        event_bone(model, e.bone)
+                    );
+                }
+            }
+        }
+    }
+    if all_frames {
+        say!(out, "frames:");
+        for (f, frame) in model.frames().iter().enumerate() {
+            say!(
+                out,
+                "  {f:4} {:<32} bounds {} .. {}",
+                frame.name.to_string(),
+                v3(frame.mins),
+                v3(frame.maxs)
+            );
+        }
+    } else if !model.frames().is_empty() {
+        say!(
+            out,
+            "frames: {} (--frames lists them)",
+            model.frames().len()
+        );
+    }
+    if model.warnings().is_empty() {
+        say!(out, "warnings: none");
+    } else {
+        say!(out, "warnings:");
+        for w in model.warnings() {
+            say!(out, "  {w}");
+        }
+    }
+}
+
+fn event_bone(model: &Model, bone: i32) -> String {
+    usize::try_from(bone)
+        .ok()
+        .and_then(|b| model.bones().get(b))
+        .map_or("no bone".to_owned(), |b| b.name.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// A model as JSON
+// ---------------------------------------------------------------------------------------------
+
+fn model_json(file: &str, model: &Model, skills: &[SkillSummary], all_frames: bool) -> Value {
+    let i = model.info();
+    let axis = ["x", "y", "z"].get(i.up_axis as usize).unwrap_or(&"?");
+    let bones: Vec<Value> = (bone_tree(model.bones()).into_iter())
+        .map(|(b, depth)| {
+            let bone = &model.bones()[b];
+            json!({
+                "index": b,
+                "name": bone.name.to_string(),
+                "parent": (bone.parent >= 0).then_some(bone.parent),
+                "depth": depth,
+                "attachment": bone.flags & ossa::BONE_ATTACHMENT != 0,
+                "synthetic": bone.flags & ossa::BONE_SYNTHETIC != 0,
+            })
+        })
+        .collect();
+    let meshes: Vec<Value> = (model.meshes().iter())
+        .map(|mesh| {
+            json!({
+                "name": mesh.name().to_string(),
+                "shader": mesh.shader().to_string(),
+                "vertices": mesh.vertex_count(),
+                "triangles": mesh.triangle_count(),
+                "max_influences": mesh.max_influences(),
+                "material": mesh.material(),
+            })
+        })
+        .collect();
+    let animations: Vec<Value> = (model.animations().iter().enumerate())
+        .map(|(a, scene)| {
+            let events: Vec<Value> = (model.animation_events(a as u32).iter())
+                .map(|e| {
+                    json!({
+                        "time": num(e.time),
+                        "key": e.key.to_string(),
+                        "value": e.value.to_string(),
+                        "bone": (e.bone >= 0).then_some(e.bone),
+                    })
+                })
+                .collect();
+            json!({
+                "name": scene.name.to_string(),
+                "first_frame": scene.first_frame,
+                "frame_count": scene.frame_count,
+                "fps": num(scene.fps),
+                "looping": scene.looping,
+                "moving": scene.moving,
+                "distance": num(scene.distance),
+                "events": events,
+            })
+        })
+        .collect();
+    let textures: Vec<Value> = (model.textures().iter())
+        .map(|t| {
+            json!({
+                "name": t.name.to_string(),
+                "width": t.width,
+                "height": t.height,
+                "image_bytes": t.image.len(),
+            })
+        })
+        .collect();
+    let materials: Vec<Value> = (model.materials().iter())
+        .map(|m| json!({ "name": m.name.to_string(), "texture": m.texture }))
+        .collect();
+    let suits: Vec<Value> = (model.suits().iter())
+        .map(|s| {
+            let skins: Vec<Value> = (s.skins.iter())
+                .map(|k| {
+                    json!({
+                        "mesh": k.mesh.to_string(),
+                        "bone": k.bone.to_string(),
+                        "censor_flags": k.censor_flags,
+                    })
+                })
+                .collect();
+            json!({
+                "name": s.name.to_string(),
+                "type": s.kind,
+                "properties": s.properties.len(),
+                "skins": skins,
+            })
+        })
+        .collect();
+    let mut json = json!({
+        "file": file,
+        "format": i.format.name(),
+        "counts": {
+            "bones": i.bone_count,
+            "meshes": i.mesh_count,
+            "vertices": i.vertex_count,
+            "triangles": i.triangle_count,
+            "frames": i.frame_count,
+            "animations": i.animation_count,
+            "events": model.events().len(),
+            "textures": model.textures().len(),
+            "materials": model.materials().len(),
+            "suits": model.suits().len(),
+            "skills": skills.len(),
+            "warnings": model.warnings().len(),
+        },
+        "max_influences": i.max_influences,
+        "up_axis": axis,
+        "handedness": if i.handedness > 0 { "right" } else { "left" },
+        "bounds": { "min": nums(i.mins), "max": nums(i.maxs) },
+        "bones": bones,
+        "meshes": meshes,
+        "textures": textures,
+        "materials": materials,
+        "suits": suits,
+        "skills": skills.iter().map(SkillSummary::json).collect::<Vec<_>>(),
+        "animations": animations,
+        "warnings": model.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+    });
+    if all_frames {
+        json["frames"] = (model.frames().iter())
+            .map(|f| {
+                json!({
+                    "name": f.name.to_string(),
+                    "min": nums(f.mins),
+                    "max": nums(f.maxs),
+                })
+            })
+            .collect();
+    }
+    json
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sims CFP
+// ---------------------------------------------------------------------------------------------
+
+/// The most bytes of a character file read when looking for the skills that read a CFP: the
+/// game's are a few kilobytes; anything far larger is no skill file.
+const MAX_SKILL_FILE_BYTES: u64 = 16 << 20;
+
+/// A CFP holds only values: what they are is in the skills that name it, so the skills of the
+/// character files beside it that do are listed with it.
+fn cfp_info(file: &str, as_json: bool) -> Result<ExitCode, ossa::Error> {
+    let bytes = read(file)?;
+    let count = ossa::cfp::count_values(&bytes)?;
+    let values = ossa::cfp::decode(&bytes, count)?;
+    let range = values
+        .iter()
+        .fold(None, |r: Option<(f32, f32)>, &v| match r {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        });
+    let stem = Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem
+        .get(..stem.len().saturating_sub(".cfp".len()))
+        .unwrap_or(&stem);
+    let readers = skills_reading(&dir_of(file), stem);
+
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        let skills: Vec<Value> = (readers.iter())
+            .map(|(path, skill)| {
+                let mut json = skill.json();
+                json["file"] = Value::from(path.display().to_string());
+                json
+            })
+            .collect();
+        let json = json!({
+            "file": file,
+            "format": "Sims CFP",
+            "bytes": bytes.len(),
+            "values": count,
+            "min": range.map(|r| num(r.0)),
+            "max": range.map(|r| num(r.1)),
+            "skills": skills,
+        });
+        say!(out, "{json:#}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    say!(out, "{file}: Sims CFP (the values of skills' motions)");
+    say!(out, "  {} bytes, {} values", bytes.len(), count);
+    if let Some((lo, hi)) = range {
+        say!(out, "  values from {lo} to {hi}");
+    }
+    if readers.is_empty() {
+        say!(
+            out,
+            "  no character file beside it has a skill that reads {stem}.cfp"
+        );
+    } else {
+        say!(out, "skills reading it:");
+        for (path, skill) in &readers {
+            let fit = if skill.values == count as u64 {
+                "all the values".to_owned()
+            } else {
+                format!("{} values, but the CFP holds {count}", skill.values)
+            };
+            say!(
+                out,
+                "  {} in {}: {}, {} over {:.3} s; {} translations, {} rotations: {fit}",
+                skill.name,
+                path.display(),
+                plural(skill.motions, "motion", "motions"),
+                plural(skill.frames as usize, "frame", "frames"),
+                skill.duration_ms / 1000.0,
+                skill.translations,
+                skill.rotations
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The skills of the character files (`.cmx`, `.bcf`) in `dir` whose animation is `stem`
+/// (ASCII case ignored), in file name order. Files that do not parse are passed over: they are
+/// not what is being described.
+fn skills_reading(dir: &Path, stem: &str) -> Vec<(PathBuf, SkillSummary)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+            (name.ends_with(".cmx") || name.ends_with(".bcf"))
+                && e.metadata()
+                    .is_ok_and(|m| m.is_file() && m.len() <= MAX_SKILL_FILE_BYTES)
+        })
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let mut found = Vec::new();
+    for path in files {
+        let Ok(character) = std::fs::read(&path).map(|b| ossa::cmx::parse(&b)) else {
+            continue;
+        };
+        let Ok(character) = character else {
+            continue;
+        };
+        for skill in &character.skills {
+            if skill
+                .animation
+                .as_bytes()
+                .eq_ignore_ascii_case(stem.as_bytes())
+            {
+                found.push((path.clone(), SkillSummary::new(skill, dir)));
+            }
+        }
+    }
+    found
+}

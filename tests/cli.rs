@@ -1,0 +1,549 @@
+//! The `ossa` command as a user runs it: help and version, `info`'s summary and JSON, Sims skill,
+//! suit and CFP files, errors that name their OSSA_ERR_* code, and `bench` refusing a file it
+//! cannot load. (`convert` has tests/cli_convert.rs.) Models built in code and hand-made Sims
+//! files need no corpus; the corpus tests say "skipped: corpus absent" and return when it is not
+//! there.
+
+// The binary needs the `cli` feature, which brings serde_json for `info --json`.
+#![cfg(feature = "cli")]
+
+mod corpus;
+
+mod sims_fixtures;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ossa::synth::TubeRig;
+use ossa::{LoadOptions, Model};
+use serde_json::Value;
+use sims_fixtures::{NOD, SKELETON_AND_SUIT, nod, nod_cfp};
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// A directory of its own under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ossa-cli-info-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        std::fs::write(self.path(rel), bytes).unwrap();
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What a run of `ossa` gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The stdout line that starts with `start` once its leading spaces are off.
+    fn line(&self, start: &str) -> &str {
+        self.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?} in\n{}", self.stdout))
+    }
+}
+
+/// Runs `ossa args...` in `dir`.
+fn ossa(dir: &Path, args: &[&str]) -> Run {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    };
+    eprintln!(
+        "$ ossa {}\nexit {}\n{}{}",
+        args.join(" "),
+        run.code,
+        run.stdout,
+        run.stderr
+    );
+    run
+}
+
+/// A tube of `bones` bones (a chain, each the child of the one before) built in code, as DPM.
+fn tube_dpm(bones: u32) -> Vec<u8> {
+    let rig = TubeRig {
+        bones,
+        ..TubeRig::default()
+    };
+    ossa::dpm::write(&rig.build().unwrap()).unwrap()
+}
+
+/// The corpus's `kind` directory, or `None` after saying the test skips.
+fn corpus(kind: &str) -> Option<PathBuf> {
+    let dir = corpus::corpus_dir().join(kind);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: corpus absent ({})", dir.display());
+        None
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help, version, demo
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn version_is_the_crate_version() {
+    let run = ossa(&std::env::temp_dir(), &["--version"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout.trim_end(),
+        format!("ossa {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn every_command_has_help_and_opens_no_file_called_help() {
+    let dir = TempDir::new("help");
+    for (command, mentions) in [
+        ("info", &["--json", "--frames", "--strict", "--format"][..]),
+        ("validate", &["--strict", "--format"]),
+        (
+            "convert",
+            &["--output", "--to", "--skills", "--suit", "--scale"],
+        ),
+        ("bench", &["--quick", "FILE"]),
+        ("demo", &[]),
+    ] {
+        for flag in ["--help", "-h"] {
+            let run = ossa(&dir.0, &[command, flag]);
+            assert_eq!(run.code, 0, "{command} {flag}: {}", run.stderr);
+            assert!(run.stderr.is_empty(), "{command} {flag}: {}", run.stderr);
+            assert!(
+                run.stdout.contains(&format!("Usage: ossa {command}")),
+                "{command} {flag}: {}",
+                run.stdout
+            );
+            for option in mentions {
+                assert!(run.stdout.contains(option), "{command} {flag}: {option}");
+            }
+        }
+    }
+    let run = ossa(&dir.0, &["--help"]);
+    assert_eq!(run.code, 0);
+    for command in ["info", "validate", "convert", "bench", "demo"] {
+        assert!(run.stdout.contains(command), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn no_arguments_runs_the_demo() {
+    let run = ossa(&std::env::temp_dir(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "ossa {}: a demo on a rig built in code",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("timing (best of repeated runs)"));
+}
+
+#[test]
+fn an_unknown_command_or_option_is_a_usage_error() {
+    let dir = TempDir::new("usage");
+    dir.write("tube.dpm", tube_dpm(2));
+    for (args, says) in [
+        (
+            &["frobnicate"][..],
+            "ossa: unrecognized subcommand 'frobnicate'",
+        ),
+        (
+            &["info", "tube.dpm", "--bogus"],
+            "ossa: unknown option --bogus",
+        ),
+        (&["info"], "ossa: the following required arguments"),
+        (
+            &["info", "tube.dpm", "--format", "png"],
+            "ossa: unknown format png",
+        ),
+    ] {
+        let run = ossa(&dir.0, args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(run.stderr.starts_with(says), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("ossa COMMAND --help"), "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// info on models
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn info_summarises_a_built_model_with_its_bones_as_a_tree() {
+    let dir = TempDir::new("tube");
+    dir.write("tube.dpm", tube_dpm(3));
+    let model = Model::load_file(dir.path("tube.dpm"), &LoadOptions::default()).unwrap();
+    let i = model.info();
+    let run = ossa(&dir.0, &["info", "tube.dpm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().next(), Some("tube.dpm: DPM model"));
+    assert_eq!(
+        run.line("3 bones, 1 mesh, "),
+        format!(
+            "  3 bones, 1 mesh, {} vertices, {} triangles, {} frames, {} animations",
+            i.vertex_count, i.triangle_count, i.frame_count, i.animation_count
+        )
+    );
+    // A chain: each bone one step further in than its parent.
+    assert_eq!(run.line("0 bone0"), "     0 bone0");
+    assert_eq!(run.line("1 "), "     1   bone1");
+    assert_eq!(run.line("2 "), "     2     bone2");
+    // One line for the mesh and for the animation; the frames only counted.
+    assert_eq!(
+        run.line("0 (no name): "),
+        format!(
+            "     0 (no name): {} vertices, {} triangles, up to 2 influences, shader textures/tube",
+            i.vertex_count, i.triangle_count
+        )
+    );
+    assert_eq!(
+        run.line("1 bend1"),
+        "     1 bend1 frame 1 at 10 fps, looping"
+    );
+    assert_eq!(
+        run.line("frames: "),
+        format!("frames: {} (--frames lists them)", i.frame_count)
+    );
+    // Frame lines: an index, the frame's name, its bounds.
+    let frame_lines = |stdout: &str| {
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .filter(|l| l.contains(" bounds ("))
+            .count()
+    };
+    assert_eq!(
+        frame_lines(&run.stdout),
+        0,
+        "frames listed only with --frames"
+    );
+
+    let all = ossa(&dir.0, &["info", "--frames", "tube.dpm"]);
+    assert_eq!(all.code, 0);
+    let frame_lines = frame_lines(&all.stdout);
+    assert_eq!(frame_lines, i.frame_count as usize, "{}", all.stdout);
+}
+
+#[test]
+fn info_json_gives_the_counts_bones_and_meshes() {
+    let dir = TempDir::new("json");
+    dir.write("tube.dpm", tube_dpm(4));
+    let model = Model::load_file(dir.path("tube.dpm"), &LoadOptions::default()).unwrap();
+    let i = model.info();
+    let run = ossa(&dir.0, &["info", "tube.dpm", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["file"], "tube.dpm");
+    assert_eq!(json["format"], "DPM");
+    let counts = &json["counts"];
+    assert_eq!(counts["bones"], 4);
+    assert_eq!(counts["meshes"], 1);
+    assert_eq!(counts["vertices"], i.vertex_count);
+    assert_eq!(counts["triangles"], i.triangle_count);
+    assert_eq!(counts["frames"], i.frame_count);
+    assert_eq!(counts["animations"], i.animation_count);
+    let bones = json["bones"].as_array().unwrap();
+    let parents: Vec<&Value> = bones.iter().map(|b| &b["parent"]).collect();
+    assert_eq!(parents, [&Value::Null, &0.into(), &1.into(), &2.into()]);
+    assert_eq!(bones[3]["depth"], 3);
+    assert_eq!(bones[3]["name"], "bone3");
+    assert_eq!(json["meshes"][0]["vertices"], i.vertex_count);
+    let scenes = json["animations"].as_array().unwrap();
+    assert_eq!(scenes.len(), model.animations().len());
+    assert_eq!(scenes[1]["first_frame"], model.animations()[1].first_frame);
+    assert_eq!(scenes[1]["frame_count"], model.animations()[1].frame_count);
+    assert_eq!(scenes[1]["name"], model.animations()[1].name.to_string());
+    assert_eq!(json["bounds"]["min"].as_array().unwrap().len(), 3);
+    assert!(json.get("frames").is_none(), "frames only with --frames");
+
+    let run = ossa(&dir.0, &["info", "tube.dpm", "--json", "--frames"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        json["frames"].as_array().unwrap().len(),
+        i.frame_count as usize
+    );
+}
+
+#[test]
+fn corpus_zombie_is_summarised_in_a_screenful() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let file = dpm.join("xon_zombie.dpm");
+    let file = file.to_str().unwrap();
+    let run = ossa(&dpm, &["info", file]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.line("34 bones"),
+        "  34 bones, 2 meshes, 2744 vertices, 1593 triangles, 1587 frames, 31 animations"
+    );
+    assert_eq!(
+        run.line("1 (no name)"),
+        "     1 (no name): 2636 vertices, 1455 triangles, up to 8 influences, shader meat"
+    );
+    // Bip01 Pelvis (4) is a child of Bip01 (2), a root.
+    assert_eq!(run.line("2 Bip01"), "     2 Bip01");
+    assert_eq!(run.line("4 "), "     4   Bip01 Pelvis");
+    assert_eq!(
+        run.line("0 groupified_0_anim"),
+        "     0 groupified_0_anim  frames 1-56 (56) at 30 fps, looping"
+    );
+    // Not a line per frame.
+    assert!(
+        run.stdout.lines().count() < 100,
+        "{}",
+        run.stdout.lines().count()
+    );
+
+    let run = ossa(&dpm, &["info", "--json", file]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["counts"]["bones"], 34);
+    assert_eq!(json["counts"]["frames"], 1587);
+    assert_eq!(json["animations"].as_array().unwrap().len(), 31);
+    assert_eq!(json["meshes"][1]["shader"], "meat");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn errors_name_the_file_and_the_code_and_exit_1() {
+    let dir = TempDir::new("errors");
+    dir.write("short.dpm", b"DARKPLACESMODEL\0short");
+    for (args, says) in [
+        (
+            &["info", "missing.dpm"][..],
+            "ossa: missing.dpm: OSSA_ERR_NOT_FOUND: ",
+        ),
+        (
+            &["validate", "missing.dpm"],
+            "ossa: missing.dpm: OSSA_ERR_NOT_FOUND: ",
+        ),
+        (
+            &["info", "short.dpm"],
+            "ossa: short.dpm: OSSA_ERR_TRUNCATED: header: ",
+        ),
+        (
+            &["info", "--json", "short.dpm"],
+            "ossa: short.dpm: OSSA_ERR_TRUNCATED: ",
+        ),
+    ] {
+        let run = ossa(&dir.0, args);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert!(run.stderr.starts_with(says), "{args:?}: {}", run.stderr);
+        // The file is named once.
+        assert_eq!(
+            run.stderr.matches(args[args.len() - 1]).count(),
+            1,
+            "{}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn bench_refuses_a_file_it_cannot_load() {
+    let dir = TempDir::new("bench");
+    dir.write("broken.dpm", b"not a model");
+    for (file, code) in [
+        ("missing.dpm", "OSSA_ERR_NOT_FOUND"),
+        ("broken.dpm", "OSSA_ERR_UNKNOWN_FORMAT"),
+    ] {
+        let run = ossa(&dir.0, &["bench", "--quick", file]);
+        assert_eq!(run.code, 1, "{file}");
+        assert!(
+            run.stderr
+                .starts_with(&format!("ossa bench: {file}: {code}: ")),
+            "{file}: {}",
+            run.stderr
+        );
+        // Refused before anything is measured.
+        assert!(
+            !run.stdout.contains("load, pose and skin"),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sims files
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_skill_file_lists_its_skills() {
+    let dir = TempDir::new("skill");
+    dir.write("nod.cmx", nod("nod", "xskill-nod", "CHEST"));
+    dir.write("xskill-nod.cfp", nod_cfp());
+    let run = ossa(&dir.0, &["info", "nod.cmx"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.line("1 skill"), "  1 skill");
+    // HEAD turns for 4 frames, CHEST moves for 2, over 133 ms: 4 frames at 4000/133 fps; 2
+    // translations and 4 rotations are 22 values.
+    assert_eq!(
+        run.line("0 nod:"),
+        "     0 nod: 2 motions, 4 frames over 0.133 s at 30.1 fps; 22 values in xskill-nod.cfp"
+    );
+
+    let run = ossa(&dir.0, &["info", "--json", "nod.cmx"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["counts"]["skills"], 1);
+    let skill = &json["skills"][0];
+    assert_eq!(skill["name"], "nod");
+    assert_eq!(skill["frames"], 4);
+    assert_eq!(skill["motions"], 2);
+    assert_eq!(skill["cfp_found"], true);
+
+    // Without its CFP the listing says so.
+    std::fs::remove_file(dir.path("xskill-nod.cfp")).unwrap();
+    let run = ossa(&dir.0, &["info", "nod.cmx"]);
+    assert!(
+        run.line("0 nod:")
+            .ends_with("in xskill-nod.cfp (not beside the file)"),
+        "{}",
+        run.stdout
+    );
+    assert!(NOD.contains("ANIMATION"));
+}
+
+#[test]
+fn a_cfp_is_described_with_the_skills_that_read_it() {
+    let dir = TempDir::new("cfp");
+    dir.write("xskill-nod.cfp", nod_cfp());
+    let run = ossa(&dir.0, &["info", "xskill-nod.cfp"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("xskill-nod.cfp: Sims CFP (the values of skills' motions)")
+    );
+    let size = nod_cfp().len();
+    assert_eq!(
+        run.line(&format!("{size} bytes")),
+        format!("  {size} bytes, 22 values")
+    );
+    assert!(
+        run.line("no character file beside it")
+            .contains("xskill-nod.cfp")
+    );
+
+    dir.write("nod.cmx", nod("nod", "xskill-nod", "CHEST"));
+    let run = ossa(&dir.0, &["info", "xskill-nod.cfp"]);
+    assert_eq!(
+        run.line("nod in "),
+        format!(
+            "  nod in {}: 2 motions, 4 frames over 0.133 s; 2 translations, 4 rotations: all the values",
+            Path::new(".").join("nod.cmx").display()
+        )
+    );
+    let run = ossa(&dir.0, &["info", "--json", "xskill-nod.cfp"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["values"], 22);
+    assert_eq!(json["skills"][0]["name"], "nod");
+
+    // A broken stream names its code.
+    dir.write("bad.cfp", [0xFFu8, 0]);
+    let run = ossa(&dir.0, &["info", "bad.cfp"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("ossa: bad.cfp: OSSA_ERR_TRUNCATED: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_suit_file_lists_each_skin_with_its_bone_and_mesh() {
+    let dir = TempDir::new("suit");
+    dir.write("small.cmx", SKELETON_AND_SUIT);
+    let run = ossa(&dir.0, &["info", "small.cmx"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.line("0 head-only:"),
+        "     0 head-only: type 0, 1 skin, 0 properties"
+    );
+    assert_eq!(
+        run.line("mesh head-mesh"),
+        "         mesh head-mesh on bone HEAD, censor flags 0"
+    );
+    let run = ossa(&dir.0, &["info", "--json", "small.cmx"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["suits"][0]["skins"][0]["bone"], "HEAD");
+    assert_eq!(json["suits"][0]["skins"][0]["mesh"], "head-mesh");
+}
+
+#[test]
+fn corpus_sims_skill_suit_and_cfp_files_are_described() {
+    let Some(sims) = corpus("sims") else {
+        return;
+    };
+    let dir = TempDir::new("corpus-sims");
+    // The game's own names (the corpus's `so_` prefix off), so that the skill finds its CFP.
+    for file in [
+        "so_adult-idle1.cmx",
+        "so_xskill-A2O-idle1.cfp",
+        "so_B001MAFit_01.cmx",
+    ] {
+        let game = file.strip_prefix("so_").unwrap();
+        dir.write(game, std::fs::read(sims.join(file)).unwrap());
+    }
+    let run = ossa(&dir.0, &["info", "adult-idle1.cmx"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.line("0 a2o-idle1:"),
+        "     0 a2o-idle1: 29 motions, 60 frames over 1.999 s at 30.0 fps; 7320 values in \
+         xskill-A2O-idle1.cfp"
+    );
+    let run = ossa(&dir.0, &["info", "xskill-A2O-idle1.cfp"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.line("3441 bytes"), "  3441 bytes, 7320 values");
+    assert!(
+        run.line("a2o-idle1 in ").ends_with("all the values"),
+        "{}",
+        run.stdout
+    );
+    let run = ossa(&dir.0, &["info", "B001MAFit_01.cmx"]);
+    assert_eq!(
+        run.line("mesh "),
+        "         mesh xskin-b001mafit_01-PELVIS-BODY on bone PELVIS, censor flags 0"
+    );
+}
