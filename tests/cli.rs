@@ -7,110 +7,17 @@
 // The binary needs the `cli` feature, which brings serde_json for `info --json`.
 #![cfg(feature = "cli")]
 
+mod cli_support;
 mod corpus;
 
 mod sims_fixtures;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-use ossa::synth::TubeRig;
+use cli_support::{TempDir, corpus, ossa, tube_dpm};
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 use sims_fixtures::{NOD, SKELETON_AND_SUIT, nod, nod_cfp};
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-/// A directory of its own under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ossa-cli-info-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-
-    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
-        std::fs::write(self.path(rel), bytes).unwrap();
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// What a run of `ossa` gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// The stdout line that starts with `start` once its leading spaces are off.
-    fn line(&self, start: &str) -> &str {
-        self.stdout
-            .lines()
-            .find(|l| l.trim_start().starts_with(start))
-            .unwrap_or_else(|| panic!("no line starting {start:?} in\n{}", self.stdout))
-    }
-}
-
-/// Runs `ossa args...` in `dir`.
-fn ossa(dir: &Path, args: &[&str]) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_ossa"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    };
-    eprintln!(
-        "$ ossa {}\nexit {}\n{}{}",
-        args.join(" "),
-        run.code,
-        run.stdout,
-        run.stderr
-    );
-    run
-}
-
-/// A tube of `bones` bones (a chain, each the child of the one before) built in code, as DPM.
-fn tube_dpm(bones: u32) -> Vec<u8> {
-    let rig = TubeRig {
-        bones,
-        ..TubeRig::default()
-    };
-    ossa::dpm::write(&rig.build().unwrap()).unwrap()
-}
-
-/// The corpus's `kind` directory, or `None` after saying the test skips.
-fn corpus(kind: &str) -> Option<PathBuf> {
-    let dir = corpus::corpus_dir().join(kind);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: corpus absent ({})", dir.display());
-        None
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Help, version, demo
@@ -118,7 +25,7 @@ fn corpus(kind: &str) -> Option<PathBuf> {
 
 #[test]
 fn version_is_the_crate_version() {
-    let run = ossa(&std::env::temp_dir(), &["--version"]);
+    let run = ossa(std::env::temp_dir(), &["--version"]);
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout.trim_end(),
@@ -128,7 +35,7 @@ fn version_is_the_crate_version() {
 
 #[test]
 fn every_command_has_help_and_opens_no_file_called_help() {
-    let dir = TempDir::new("help");
+    let dir = TempDir::new("cli-info", "help");
     for (command, mentions) in [
         ("info", &["--json", "--frames", "--strict", "--format"][..]),
         ("validate", &["--strict", "--format"]),
@@ -162,7 +69,7 @@ fn every_command_has_help_and_opens_no_file_called_help() {
 
 #[test]
 fn no_arguments_runs_the_demo() {
-    let run = ossa(&std::env::temp_dir(), &[]);
+    let run = ossa(std::env::temp_dir(), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.starts_with(&format!(
@@ -177,7 +84,7 @@ fn no_arguments_runs_the_demo() {
 
 #[test]
 fn an_unknown_command_or_option_is_a_usage_error() {
-    let dir = TempDir::new("usage");
+    let dir = TempDir::new("cli-info", "usage");
     dir.write("tube.dpm", tube_dpm(2));
     for (args, says) in [
         (
@@ -207,7 +114,7 @@ fn an_unknown_command_or_option_is_a_usage_error() {
 
 #[test]
 fn info_summarises_a_built_model_with_its_bones_as_a_tree() {
-    let dir = TempDir::new("tube");
+    let dir = TempDir::new("cli-info", "tube");
     dir.write("tube.dpm", tube_dpm(3));
     let model = Model::load_file(dir.path("tube.dpm"), &LoadOptions::default()).unwrap();
     let i = model.info();
@@ -263,7 +170,7 @@ fn info_summarises_a_built_model_with_its_bones_as_a_tree() {
 
 #[test]
 fn info_json_gives_the_counts_bones_and_meshes() {
-    let dir = TempDir::new("json");
+    let dir = TempDir::new("cli-info", "json");
     dir.write("tube.dpm", tube_dpm(4));
     let model = Model::load_file(dir.path("tube.dpm"), &LoadOptions::default()).unwrap();
     let i = model.info();
@@ -346,7 +253,7 @@ fn corpus_zombie_is_summarised_in_a_screenful() {
 
 #[test]
 fn errors_name_the_file_and_the_code_and_exit_1() {
-    let dir = TempDir::new("errors");
+    let dir = TempDir::new("cli-info", "errors");
     dir.write("short.dpm", b"DARKPLACESMODEL\0short");
     for (args, says) in [
         (
@@ -382,7 +289,7 @@ fn errors_name_the_file_and_the_code_and_exit_1() {
 
 #[test]
 fn bench_refuses_a_file_it_cannot_load() {
-    let dir = TempDir::new("bench");
+    let dir = TempDir::new("cli-info", "bench");
     dir.write("broken.dpm", b"not a model");
     for (file, code) in [
         ("missing.dpm", "OSSA_ERR_NOT_FOUND"),
@@ -411,7 +318,7 @@ fn bench_refuses_a_file_it_cannot_load() {
 
 #[test]
 fn a_skill_file_lists_its_skills() {
-    let dir = TempDir::new("skill");
+    let dir = TempDir::new("cli-info", "skill");
     dir.write("nod.cmx", nod("nod", "xskill-nod", "CHEST"));
     dir.write("xskill-nod.cfp", nod_cfp());
     let run = ossa(&dir.0, &["info", "nod.cmx"]);
@@ -447,7 +354,7 @@ fn a_skill_file_lists_its_skills() {
 
 #[test]
 fn a_cfp_is_described_with_the_skills_that_read_it() {
-    let dir = TempDir::new("cfp");
+    let dir = TempDir::new("cli-info", "cfp");
     dir.write("xskill-nod.cfp", nod_cfp());
     let run = ossa(&dir.0, &["info", "xskill-nod.cfp"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -493,7 +400,7 @@ fn a_cfp_is_described_with_the_skills_that_read_it() {
 
 #[test]
 fn a_suit_file_lists_each_skin_with_its_bone_and_mesh() {
-    let dir = TempDir::new("suit");
+    let dir = TempDir::new("cli-info", "suit");
     dir.write("small.cmx", SKELETON_AND_SUIT);
     let run = ossa(&dir.0, &["info", "small.cmx"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -516,7 +423,7 @@ fn corpus_sims_skill_suit_and_cfp_files_are_described() {
     let Some(sims) = corpus("sims") else {
         return;
     };
-    let dir = TempDir::new("corpus-sims");
+    let dir = TempDir::new("cli-info", "corpus-sims");
     // The game's own names (the corpus's `so_` prefix off), so that the skill finds its CFP.
     for file in [
         "so_adult-idle1.cmx",

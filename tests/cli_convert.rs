@@ -3,17 +3,17 @@
 //! Models built in code and hand-made Sims files need no corpus; the corpus tests say
 //! "skipped: corpus absent" and return when it is not there.
 
-// The glTF checks read JSON with serde_json, which comes with the glTF export.
-#![cfg(feature = "gltf")]
+// The binary needs the `cli` feature; the glTF checks read JSON with serde_json.
+#![cfg(all(feature = "cli", feature = "gltf"))]
 
+mod cli_support;
 mod corpus;
 
 mod sims_fixtures;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-use ossa::synth::TubeRig;
+use cli_support::{TempDir, corpus, ossa, tube_dpm};
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 use sims_fixtures::{HEAD_SKN, SKELETON_AND_SUIT};
@@ -21,86 +21,6 @@ use sims_fixtures::{HEAD_SKN, SKELETON_AND_SUIT};
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// A directory of its own under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ossa-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-
-    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-
-    /// The files of `rel`, sorted.
-    fn listing(&self, rel: &str) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(self.path(rel))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// What a run of `ossa` gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `ossa args...` in `dir`.
-fn ossa(dir: &TempDir, args: &[&str]) -> Run {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_ossa"))
-        .args(args)
-        .current_dir(&dir.0)
-        .output()
-        .unwrap();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    };
-    eprintln!(
-        "$ ossa {}\nexit {}\n{}{}",
-        args.join(" "),
-        run.code,
-        run.stdout,
-        run.stderr
-    );
-    run
-}
-
-/// A tube of `bones` bones built in code, as DPM bytes.
-fn tube_dpm(bones: u32) -> Vec<u8> {
-    let rig = TubeRig {
-        bones,
-        ..TubeRig::default()
-    };
-    ossa::dpm::write(&rig.build().unwrap()).unwrap()
-}
 
 /// The JSON chunk of a `.glb`, after checking its header: magic, version 2, the file's length.
 fn glb_json(bytes: &[u8]) -> Value {
@@ -168,17 +88,6 @@ fn bone_names(model: &Model) -> Vec<String> {
     model.bones().iter().map(|b| b.name.to_string()).collect()
 }
 
-/// The corpus's `kind` directory, or `None` after saying the test skips.
-fn corpus(kind: &str) -> Option<PathBuf> {
-    let dir = corpus::corpus_dir().join(kind);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: corpus absent ({})", dir.display());
-        None
-    }
-}
-
 /// Copies corpus files into `dir` under the game's own names (the corpus's `so_` prefix off).
 fn copy_sims(sims: &Path, dir: &TempDir, files: &[&str]) {
     for file in files {
@@ -204,7 +113,7 @@ fn corpus_dpm_converts_to_glb_and_back_to_dpm() {
     let Some(dpm) = corpus("dpm") else {
         return;
     };
-    let dir = TempDir::new("dpm-roundtrip");
+    let dir = TempDir::new("cli", "dpm-roundtrip");
     let input = dpm.join("xon_spiderbot_top.dpm");
     let source = Model::load_file(&input, &LoadOptions::default()).unwrap();
     let input = input.to_str().unwrap();
@@ -230,7 +139,7 @@ fn corpus_dpm_converts_to_glb_and_back_to_dpm() {
 
 #[test]
 fn to_names_the_format_whatever_the_output_is_called() {
-    let dir = TempDir::new("to");
+    let dir = TempDir::new("cli", "to");
     dir.write("tube.dpm", tube_dpm(3));
     let run = ossa(
         &dir,
@@ -271,7 +180,7 @@ fn to_names_the_format_whatever_the_output_is_called() {
 
 #[test]
 fn usage_errors_exit_2_and_say_what_is_wrong() {
-    let dir = TempDir::new("usage");
+    let dir = TempDir::new("cli", "usage");
     dir.write("tube.dpm", tube_dpm(2));
     dir.write("other.dpm", tube_dpm(2));
     for (args, says) in [
@@ -361,7 +270,7 @@ fn usage_errors_exit_2_and_say_what_is_wrong() {
 
 #[test]
 fn errors_name_the_input_and_the_code() {
-    let dir = TempDir::new("errors");
+    let dir = TempDir::new("cli", "errors");
     let run = ossa(&dir, &["convert", "missing.dpm", "-o", "x.glb"]);
     assert_eq!(run.code, 1);
     assert!(
@@ -387,7 +296,7 @@ fn corpus_max_influences_4_leaves_no_second_joint_set() {
     let Some(dpm) = corpus("dpm") else {
         return;
     };
-    let dir = TempDir::new("influences");
+    let dir = TempDir::new("cli", "influences");
     let zombie = dpm.join("xon_zombie.dpm");
     assert_eq!(
         Model::load_file(&zombie, &LoadOptions::default())
@@ -430,7 +339,7 @@ fn corpus_scale_2_doubles_positions() {
     let Some(dpm) = corpus("dpm") else {
         return;
     };
-    let dir = TempDir::new("scale");
+    let dir = TempDir::new("cli", "scale");
     let pad = dpm.join("xon_pad.dpm");
     let pad = pad.to_str().unwrap();
     assert_eq!(ossa(&dir, &["convert", pad, "-o", "one.glb"]).code, 0);
@@ -454,7 +363,7 @@ fn corpus_scale_2_doubles_positions() {
 
 #[test]
 fn an_skn_asks_for_its_skeleton_and_binds_to_it() {
-    let dir = TempDir::new("skeleton");
+    let dir = TempDir::new("cli", "skeleton");
     dir.write("small.cmx", SKELETON_AND_SUIT);
     dir.write("head-mesh.skn", HEAD_SKN);
     let run = ossa(&dir, &["convert", "head-mesh.skn", "-o", "head.glb"]);
@@ -494,7 +403,7 @@ fn an_skn_asks_for_its_skeleton_and_binds_to_it() {
 
 #[test]
 fn a_suit_finds_its_meshes_ignoring_case_in_search_directories() {
-    let dir = TempDir::new("suit");
+    let dir = TempDir::new("cli", "suit");
     dir.write("small.cmx", SKELETON_AND_SUIT);
     dir.write("skins/HEAD-MESH.SKN", HEAD_SKN);
     let run = ossa(
@@ -555,7 +464,7 @@ fn corpus_suit_dresses_the_adult_skeleton_and_skills_animate_it() {
     let Some(sims) = corpus("sims") else {
         return;
     };
-    let dir = TempDir::new("sims");
+    let dir = TempDir::new("cli", "sims");
     copy_sims(
         &sims,
         &dir,
@@ -642,7 +551,7 @@ fn corpus_suit_with_two_skins_keeps_both_meshes_in_suit_order() {
     let Some(sims) = corpus("sims") else {
         return;
     };
-    let dir = TempDir::new("sims-two");
+    let dir = TempDir::new("cli", "sims-two");
     copy_sims(
         &sims,
         &dir,
@@ -701,7 +610,7 @@ fn three_tubes(dir: &TempDir) {
 
 #[test]
 fn a_directory_converts_each_model_and_a_bad_one_fails_alone() {
-    let dir = TempDir::new("directory");
+    let dir = TempDir::new("cli", "directory");
     three_tubes(&dir);
     let run = ossa(&dir, &["convert", "src", "-o", "out", "--to", "glb"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -742,7 +651,7 @@ fn a_directory_converts_each_model_and_a_bad_one_fails_alone() {
 
 #[test]
 fn patterns_and_lists_of_files_convert_into_a_directory() {
-    let dir = TempDir::new("patterns");
+    let dir = TempDir::new("cli", "patterns");
     three_tubes(&dir);
     dir.write("src/ab.dpm", tube_dpm(5));
     // A pattern the shell did not expand.
@@ -808,7 +717,7 @@ fn patterns_and_lists_of_files_convert_into_a_directory() {
 
 #[test]
 fn a_skeleton_binds_every_input_waiting_for_one() {
-    let dir = TempDir::new("many-skeleton");
+    let dir = TempDir::new("cli", "many-skeleton");
     dir.write("small.cmx", SKELETON_AND_SUIT);
     dir.write("meshes/head-mesh.skn", HEAD_SKN);
     dir.write("meshes/tube.dpm", tube_dpm(2));
