@@ -35,4 +35,6 @@ else
   echo "skipping the Blender check: Blender's bpy needs CPython 3.11"
 fi
 cargo build --release --lib
+# The header in C89, C99, C11, C++11 and C++17, every warning an error.
+bash c_tests/header_std.sh
 bash c_tests/run.sh
