@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of ossa: the Rust unit and integration tests, then the C tests against the
 # static and the shared library, plain, under AddressSanitizer/UBSan and under valgrind.
-# The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 30 seconds); so does the
+# The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 15 seconds); so does the
 # install test, c_tests/install_test.sh, which needs cargo-c and cmake.
 # The corpus of real models is read from $OSSA_CORPUS (default ../shared/corpus); tests that
 # need it say so and skip when it is absent.
