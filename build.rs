@@ -20,9 +20,49 @@ fn main() {
 
     let mut text = Vec::new();
     bindings.write(&mut text);
+    let text = c89_clean(&String::from_utf8(text).expect("cbindgen writes UTF-8")).into_bytes();
     let header = root.join("include/ossa.h");
     if std::fs::read(&header).ok().as_deref() != Some(&text[..]) {
         std::fs::create_dir_all(root.join("include")).expect("include/ is creatable");
         std::fs::write(&header, &text).expect("include/ossa.h is writable");
     }
+}
+
+/// cbindgen writes `// ...` after `#endif` and `extern "C" {}`'s brace, and a comma after every
+/// enumerator, with no option against either; C89 with -pedantic rejects both. Its `#if` tests
+/// `__STDC_VERSION__`, which C89 does not define (a -Wundef warning). Rewritten here, line by line,
+/// so the committed header stays the build's exact output.
+fn c89_clean(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut in_enum = false;
+    for (i, line) in lines.iter().enumerate() {
+        let mut line = match line.split_once("//") {
+            Some((code, comment)) if code.starts_with("#endif") || code.starts_with('}') => {
+                format!("{code}/* {} */", comment.trim())
+            }
+            _ => (*line).to_string(),
+        };
+        if line.starts_with("#if ") {
+            line = line.replace(
+                "__STDC_VERSION__ >= 202311L",
+                "(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)",
+            );
+        }
+        if line.starts_with("enum ") {
+            in_enum = true;
+        } else if in_enum && line.starts_with('}') {
+            in_enum = false;
+        }
+        // The enumerator just before the enum's closing brace loses its comma.
+        if in_enum
+            && line.ends_with(',')
+            && lines.get(i + 1).is_some_and(|next| next.starts_with("};"))
+        {
+            line.pop();
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }

@@ -58,9 +58,9 @@
  * Result codes: values are stable and never reused.
  */
 enum ossa_result
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
   : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+#endif /* defined(__cplusplus) || __STDC_VERSION__ >= 202311L */
  {
   OSSA_OK = 0,
   /**
@@ -107,20 +107,20 @@ enum ossa_result
   /**
    * an internal bug, caught at the boundary
    */
-  OSSA_ERR_PANIC = 12,
+  OSSA_ERR_PANIC = 12
 };
 #ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
 typedef enum ossa_result ossa_result;
 #else
 typedef uint32_t ossa_result;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
+#endif /* __STDC_VERSION__ >= 202311L */
+#endif /* __cplusplus */
 
 enum ossa_format
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
   : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+#endif /* defined(__cplusplus) || __STDC_VERSION__ >= 202311L */
  {
   /**
    * detect from content, then from the name's extension
@@ -171,15 +171,15 @@ enum ossa_format
   /**
    * glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
    */
-  OSSA_FORMAT_GLTF = 13,
+  OSSA_FORMAT_GLTF = 13
 };
 #ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
 typedef enum ossa_format ossa_format;
 #else
 typedef uint32_t ossa_format;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
+#endif /* __STDC_VERSION__ >= 202311L */
+#endif /* __cplusplus */
 
 /**
  * A loaded model; opaque.
@@ -656,7 +656,7 @@ typedef struct ossa_property {
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
 /**
  * # Safety
@@ -1172,7 +1172,7 @@ uint32_t ossa_animation_blend(const struct ossa_model *model,
                               size_t *blend_count);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif  /* __cplusplus */
 
 #endif  /* OSSA_H */

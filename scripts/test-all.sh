@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of ossa: the Rust unit and integration tests, then the C tests against the
 # static and the shared library, plain, under AddressSanitizer/UBSan and under valgrind.
-# The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 30 seconds).
+# The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 15 seconds); so does the
+# install test, c_tests/install_test.sh, which needs cargo-c and cmake.
 # The corpus of real models is read from $OSSA_CORPUS (default ../shared/corpus); tests that
 # need it say so and skip when it is absent.
 set -euo pipefail
@@ -35,6 +36,9 @@ else
   echo "skipping the Blender check: Blender's bpy needs CPython 3.11"
 fi
 cargo build --release --lib
+# The header in C89, C99, C11, C++11 and C++17; README.md's C example, compiled and run as written.
+bash c_tests/header_std.sh
+bash c_tests/readme_example.sh
 bash c_tests/run.sh
 # The Python package, installed as users install it (pip install ./python), and its pytest suite.
 bash python/run_tests.sh
