@@ -329,6 +329,12 @@ impl Model {
                 "time {seconds} seconds is not a finite number"
             )));
         }
+        if scene.frame_count == 0 {
+            return Err(Error::invalid_argument(format!(
+                "animation {index} ({}) has no frames to play",
+                scene.name
+            )));
+        }
         Ok(blend_at(scene, seconds))
     }
 }

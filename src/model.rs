@@ -276,6 +276,7 @@ pub struct KeyedAnimation {
 pub struct Animation {
     pub name: Name,
     pub first_frame: u32,
+    /// 0 for a scene without frames (a Sims skill whose numbers are missing).
     pub frame_count: u32,
     pub fps: f32,
     pub looping: bool,
@@ -1230,8 +1231,10 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
         )));
     }
     for (i, a) in animations.iter().enumerate() {
+        // A scene may have no frames (a Sims skill whose numbers are missing): it still has a
+        // name, travel and events.
         let end = a.first_frame as u64 + a.frame_count as u64;
-        if a.frame_count == 0 || end > frames.len() as u64 || !(a.fps.is_finite() && a.fps > 0.0) {
+        if end > frames.len() as u64 || !(a.fps.is_finite() && a.fps > 0.0) {
             return Err(Error::malformed(format!(
                 "animation {i} ({}): frames {}+{} at {} fps do not fit {} frames",
                 a.name,

@@ -19,7 +19,9 @@
 //!   `anim/`). None there is `NotFound`, naming it.
 //! - Sims skills: a skill's values are in `ANIMATION.cfp` beside the character file (CMX or
 //!   BCF) that holds the skill, `ANIMATION` being the skill's animation name as the file spells
-//!   it (the game's own names: `xskill-A2O-idle1.cfp`).
+//!   it (the game's own names: `xskill-A2O-idle1.cfp`). A skill of a version-200 file (the
+//!   1998 prototype) without one has its numbers in `ANIMATION.bin` (see
+//!   [`skill_bin`](crate::format::skill_bin)).
 //!
 //! Import paths and animation names come from the file, so they are checked: no absolute paths,
 //! no `..`.
@@ -269,33 +271,68 @@ impl<'a> Sidecars<'a> {
         })
     }
 
-    /// Where the CFP of `skill` is: `ANIMATION.cfp` beside the character file. The animation
-    /// name comes from the file, so it must stay inside the directory (InvalidArgument).
-    pub fn skill_cfp_path(&self, skill: &Skill) -> Result<String> {
+    /// Where the numbers of `skill` may be: `ANIMATION.cfp` beside the character file, or the
+    /// 1998 prototype's `ANIMATION.bin`. The animation name comes from the file, so it must stay
+    /// inside the directory (InvalidArgument).
+    pub fn skill_numbers_paths(&self, skill: &Skill) -> Result<SkillNumbersPaths> {
         let animation = skill.animation.to_string_lossy();
-        let path = self.sibling(&format!("{animation}.cfp"));
+        let cfp = self.sibling(&format!("{animation}.cfp"));
+        let bin = self.sibling(&format!("{animation}.bin"));
         contained(&animation)
-            .and_then(|_| contained(&path))
+            .and_then(|_| contained(&cfp))
+            .and_then(|_| contained(&bin))
             .map_err(|e| e.within(format!("skill {}: animation name", skill.name)))?;
-        Ok(path)
+        Ok(SkillNumbersPaths { cfp, bin })
     }
 
-    /// The bytes of a skill's CFP at `path` (from [`Sidecars::skill_cfp_path`]); a missing file
-    /// is NotFound naming it, one over `max_bytes` is Limit (and not read).
-    pub fn read_skill_cfp(
+    /// The numbers of a skill at `paths` (from [`Sidecars::skill_numbers_paths`]): its CFP, else
+    /// (for a skill of a version-200 file, `prototype`) its `.bin`, else
+    /// [`SkillNumbers::Missing`]. A file over `max_bytes` is Limit (and not read).
+    pub fn read_skill_numbers(
         &self,
-        skill: &Skill,
-        path: &str,
+        paths: &SkillNumbersPaths,
+        prototype: bool,
         max_bytes: u64,
-    ) -> Result<FileData<'a>> {
-        read_contained_at_most(self.fs, path, max_bytes).map_err(|e| match e {
-            Error::NotFound(_) => Error::not_found(format!(
-                "skill {}: its animation file {path} does not exist",
-                skill.name
-            )),
-            e => e,
-        })
+    ) -> Result<SkillNumbers<'a>> {
+        let tried = [
+            (&paths.cfp, NumbersKind::Cfp),
+            (&paths.bin, NumbersKind::Bin),
+        ];
+        let tried = tried
+            .get(..if prototype { 2 } else { 1 })
+            .unwrap_or_default();
+        for &(path, kind) in tried {
+            match read_contained_at_most(self.fs, path, max_bytes) {
+                Ok(data) => return Ok(SkillNumbers::Found(kind, data)),
+                Err(Error::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(SkillNumbers::Missing)
     }
+}
+
+/// The files that may hold a skill's numbers.
+#[derive(Clone, Debug)]
+pub(crate) struct SkillNumbersPaths {
+    /// `ANIMATION.cfp`, the retail game's.
+    pub cfp: String,
+    /// `ANIMATION.bin`, the 1998 prototype's.
+    pub bin: String,
+}
+
+/// Which file held a skill's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NumbersKind {
+    Cfp,
+    Bin,
+}
+
+/// A skill's numbers as [`Sidecars::read_skill_numbers`] finds them.
+pub(crate) enum SkillNumbers<'a> {
+    Found(NumbersKind, FileData<'a>),
+    /// Neither file exists.
+    Missing,
 }
 
 impl<'a> Sidecars<'a> {

@@ -25,17 +25,20 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::cmx::{self, BoneNames, CharacterFile, Skill, SkillPlaces, SkillValues};
-use crate::format::{Format, LoadOptions, ceiling, cfp};
+use crate::format::{Format, LoadOptions, ceiling, cfp, skill_bin};
 use crate::io::{FileData, read_contained_at_most};
 use crate::math::Mat3x4;
 use crate::model::{Frame, Model};
-use crate::sidecar::{Sidecars, label, os_place};
+use crate::sidecar::{NumbersKind, Sidecars, SkillNumbers, label, os_place};
 
 impl Model {
     /// A new model: this skeleton (or these meshes bound to one) with every skill of the Sims
     /// character file `skill_file_bytes` (CMX text or BCF) added: each skill's frames appended
     /// after this model's frames, and one animation scene per skill (its name, first frame,
-    /// frame count, rate and looping, as [`cmx::skill_frames`] gives them).
+    /// frame count, rate and looping, as [`cmx::skill_frames`] gives them). A skill of a
+    /// version-200 file (the 1998 prototype) without its CFP reads `ANIMATION.bin`
+    /// ([`skill_bin`](crate::format::skill_bin)); with neither, its scene has no frames and a
+    /// warning names both files.
     ///
     /// `options.name` names the file in messages; the skills' CFP files are read through
     /// `options.io` beside `options.name` (at the root of `options.io` without a name), so
@@ -155,7 +158,7 @@ fn missing_bones(names: &BoneNames<'_>, skill: &Skill) -> Vec<String> {
 struct HeldCfp<'a> {
     /// The last skill (index in the file) that names this CFP.
     last_reader: usize,
-    data: Option<FileData<'a>>,
+    data: Option<(NumbersKind, FileData<'a>)>,
 }
 
 fn add_skills(
@@ -187,9 +190,13 @@ fn add_skills(
             file.suits.len()
         )));
     }
-    // Every CFP path is checked before any is read: a hostile name reads nothing.
+    // Every path is checked before any is read: a hostile name reads nothing.
     let paths = (file.skills.iter().enumerate())
-        .map(|(i, s)| sidecars.skill_cfp_path(s).map_err(|e| places.put(i, e)))
+        .map(|(i, s)| {
+            sidecars
+                .skill_numbers_paths(s)
+                .map_err(|e| places.put(i, e))
+        })
         .collect::<Result<Vec<_>>>()?;
 
     let names = BoneNames::new(model);
@@ -212,7 +219,7 @@ fn add_skills(
     // the CFP's size, and repeat codes make a CFP's values many more than its bytes.
     let mut cfps: HashMap<&str, HeldCfp<'_>> = HashMap::new();
     for (i, path) in paths.iter().enumerate() {
-        cfps.entry(path.as_str())
+        cfps.entry(path.cfp.as_str())
             .or_insert(HeldCfp {
                 last_reader: i,
                 data: None,
@@ -225,26 +232,62 @@ fn add_skills(
     let mut decoded: HashMap<(&str, u32, u32), Rc<SkillValues>> = HashMap::new();
     // What the CFPs and decoded values held take, counted against the limit with `used`.
     let mut held = 0u64;
-    for (i, (skill, path)) in file.skills.iter().zip(&paths).enumerate() {
-        let cfp = cfps.entry(path.as_str()).or_insert(HeldCfp {
+    // The 1998 prototype's skills keep their numbers in a `.bin` where retail ones have a CFP.
+    let prototype = file.version == Some(200);
+    for (i, (skill, paths)) in file.skills.iter().zip(&paths).enumerate() {
+        let cfp = cfps.entry(paths.cfp.as_str()).or_insert(HeldCfp {
             last_reader: i,
             data: None,
         });
         if cfp.data.is_none() {
-            // The CFP takes its room from the limit (without a caller's limit, from the most
+            // The file takes its room from the limit (without a caller's limit, from the most
             // the limit can grow to), and is not read when it is larger.
             let room = ceiling(options.max_bytes, u64::MAX)
                 .saturating_sub(used)
                 .saturating_sub(held);
-            let data = sidecars
-                .read_skill_cfp(skill, path, room)
+            let found = sidecars
+                .read_skill_numbers(paths, prototype, room)
                 .map_err(|e| places.put(i, e))?;
-            let cfp_bytes = (*data).as_ref().len();
-            input_bytes = input_bytes.saturating_add(cfp_bytes);
-            held = held.saturating_add(cfp_bytes as u64);
-            cfp.data = Some(data);
+            let SkillNumbers::Found(kind, data) = found else {
+                // The 1998 prototype's archive lacks the numbers of most of its skills: such a
+                // skill keeps its scene, travel and events, without frames. A retail skill
+                // without its CFP is a broken install.
+                if !prototype {
+                    return Err(places.put(
+                        i,
+                        Error::not_found(format!(
+                            "skill {}: its animation file {} does not exist",
+                            skill.name, paths.cfp
+                        )),
+                    ));
+                }
+                warnings.push(in_file(format!(
+                    "skill {}: neither {} nor {} exists: the skill has no frames",
+                    skill.name, paths.cfp, paths.bin
+                )));
+                let first = u32::try_from(parts.frames.len())
+                    .map_err(|_| Error::limit("more than 2^32 frames"))?;
+                let scene = u32::try_from(parts.animations.len())
+                    .map_err(|_| Error::limit("more than 2^32 animations"))?;
+                let events = cmx::skill_events(&names, skill, scene);
+                used = used.saturating_add(size_of_val(events.as_slice()) as u64);
+                parts.events.extend(events);
+                parts.animations.push(skill.frameless_scene(first));
+                continue;
+            };
+            let bytes = (*data).as_ref().len();
+            input_bytes = input_bytes.saturating_add(bytes);
+            held = held.saturating_add(bytes as u64);
+            cfp.data = Some((kind, data));
         }
-        let data = cfp.data.as_ref().map_or(&[][..], |d| (**d).as_ref());
+        let (kind, data) = cfp
+            .data
+            .as_ref()
+            .map_or((NumbersKind::Cfp, &[][..]), |(k, d)| (*k, (**d).as_ref()));
+        let path = match kind {
+            NumbersKind::Cfp => &paths.cfp,
+            NumbersKind::Bin => &paths.bin,
+        };
         let max_bytes = options.max_bytes_for(input_bytes);
         let budget = max_bytes.saturating_sub(used).saturating_sub(held);
         let key = (path.as_str(), skill.translation_count, skill.rotation_count);
@@ -255,11 +298,16 @@ fn add_skills(
             if let Some(values) = known {
                 return Ok(values);
             }
-            let values = cfp::decode_skill(
-                data,
-                skill.translation_count as usize,
-                skill.rotation_count as usize,
-            );
+            let values = match kind {
+                NumbersKind::Cfp => cfp::decode_skill(
+                    data,
+                    skill.translation_count as usize,
+                    skill.rotation_count as usize,
+                ),
+                NumbersKind::Bin => {
+                    skill_bin::decode_skill(data, skill.translation_count, skill.rotation_count)
+                }
+            };
             let values = Rc::new(values.map_err(|e| {
                 e.within(format!("skill {}", skill.name))
                     .in_file(&label(path))
@@ -277,7 +325,7 @@ fn add_skills(
             decoded.insert(key, values);
         }
         if cfp.last_reader == i
-            && let Some(data) = cfp.data.take()
+            && let Some((_, data)) = cfp.data.take()
         {
             held = held.saturating_sub((*data).as_ref().len() as u64);
         }

@@ -17,6 +17,7 @@ pub mod gltf;
 mod json;
 pub mod mm2;
 pub mod sims_mesh;
+pub mod skill_bin;
 pub mod skm;
 mod text;
 

@@ -295,14 +295,31 @@ fn sample<V: Borrow<SkillValues>>(
     let frames = (0..frame_count)
         .map(|i| Frame::named(&format!("{} {i}", s.name)))
         .collect();
+    let mut animation = scene(s, frame_count);
+    animation.first_frame = u32::try_from(skeleton.frames().len()).unwrap_or(u32::MAX);
+    Ok((frames, poses, animation))
+}
+
+impl Skill {
+    /// The scene of this skill when its numbers are missing: its name, travel and looping, and
+    /// no frames (at `first_frame`, where frames added after it would start).
+    pub(crate) fn frameless_scene(&self, first_frame: u32) -> Animation {
+        let mut animation = scene(self, 0);
+        animation.first_frame = first_frame;
+        animation
+    }
+}
+
+/// The scene of skill `s` sampled to `frame_count` frames, starting at frame 0.
+fn scene(s: &Skill, frame_count: usize) -> Animation {
     let fps = if s.duration.is_finite() && s.duration > 0.0 {
         (frame_count as f64 * 1000.0 / s.duration as f64) as f32
     } else {
         DEFAULT_FPS
     };
-    let animation = Animation {
+    Animation {
         name: s.name.clone(),
-        first_frame: u32::try_from(skeleton.frames().len()).unwrap_or(u32::MAX),
+        first_frame: 0,
         frame_count: u32::try_from(frame_count).unwrap_or(u32::MAX),
         fps: if fps.is_finite() && fps > 0.0 {
             fps
@@ -318,8 +335,7 @@ fn sample<V: Borrow<SkillValues>>(
             .contains("loop"),
         distance: s.distance,
         moving: s.moving,
-    };
-    Ok((frames, poses, animation))
+    }
 }
 
 /// The events of skill `s`, its motions' time properties, as events of scene `animation` played

@@ -365,6 +365,10 @@ pub(crate) fn export(model: &Model) -> Result<Doc<'_>> {
     }
     let mut animations = Vec::with_capacity(model.animations().len());
     for (a, anim) in model.animations().iter().enumerate() {
+        // A scene without frames (a Sims skill whose numbers are missing) has no keys to give.
+        if anim.frame_count == 0 && keyed_sets.get(a).copied().flatten().is_none() {
+            continue;
+        }
         let fps = anim.fps;
         if !(fps >= 1.0 && fps <= f32::from(u16::MAX) && fps.fract() == 0.0) {
             return Err(Error::unsupported(format!(

@@ -742,6 +742,11 @@ fn write_animations(
     let mut local = vec![Mat3x4::IDENTITY; nb];
     let mut names = UniqueNames::default();
     for (a, scene) in model.animations().iter().enumerate() {
+        // A glTF animation needs a channel: a scene without frames (a Sims skill whose numbers
+        // are missing) has nothing to give one.
+        if scene.frame_count == 0 && !keyed.contains_key(&(a as u32)) {
+            continue;
+        }
         let mut tracks = match keyed.get(&(a as u32)) {
             Some(&k) => keyed_tracks(model, &model.keyframes()[k], axes, scale),
             None => {
