@@ -839,7 +839,9 @@ uint32_t ossa_model_bind(const struct ossa_model *meshes,
  * A new model: `model` (a skeleton, or meshes bound to one) with every skill of the Sims
  * character file (CMX or BCF) at `path` added. Each skill's numbers are read from
  * `ANIMATION.cfp` beside the file, ANIMATION being the skill's animation name as the file spells
- * it (`xskill-A2O-idle1.cfp`). The files are read through `options->io` when given, else from
+ * it (`xskill-A2O-idle1.cfp`); a skill of a version-200 file (the 1998 prototype) whose CFP is
+ * missing reads its uncompressed `ANIMATION.bin`, and with neither gets a scene without frames
+ * (frame_count 0) and a warning naming both. The files are read through `options->io` when given, else from
  * the OS filesystem inside `options->base_dir` (default: the file's directory), as
  * ossa_load_file reads sidecars. The result has `model`'s bones, meshes and frames (frame 0, the
  * rest pose, unchanged), then each skill's frames, and one animation scene per skill after
@@ -853,7 +855,8 @@ uint32_t ossa_model_bind(const struct ossa_model *meshes,
  * OSSA_ERR_MISMATCH: `model` has no skeleton (meshes waiting for ossa_model_bind), or no motion
  * of a skill names one of its bones. OSSA_ERR_INVALID_ARGUMENT: the file holds no skills, or a
  * skill's animation name points outside the directory (absolute, `..`; it is never read).
- * OSSA_ERR_NOT_FOUND: a skill's CFP is missing; the message names it. Motions for bones
+ * OSSA_ERR_NOT_FOUND: a retail skill's CFP is missing; the message names it. OSSA_ERR_MALFORMED:
+ * a `.bin` whose size is not 12 bytes a translation and 16 a rotation. Motions for bones
  * `model` lacks are skipped with a warning.
  *
  * # Safety
