@@ -325,3 +325,51 @@ fn corpus_skills_without_numbers_load_frameless() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn truncated_or_flipped_bins_fail_cleanly_or_play_finite_poses() {
+    let (t, r) = nod_values();
+    let data = skill_bin::encode_skill(&t, &r);
+    let skeleton = tiny_skeleton();
+    let play = |bin: Vec<u8>| {
+        let mut fs = MemoryFs::default();
+        fs.add("anims/nod.cmx", nod_200());
+        fs.add("anims/xskill-nod.bin", bin);
+        skeleton.with_skills_file("anims/nod.cmx", &through(&fs))
+    };
+    for len in 0..data.len() {
+        let e = play(data[..len].to_vec()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Malformed, "{len} bytes: {e}");
+    }
+    let mut longer = data.clone();
+    longer.push(0);
+    assert_eq!(play(longer).unwrap_err().code(), ErrorCode::Malformed);
+    let (mut played, mut refused) = (0, 0);
+    for bit in 0..data.len() * 8 {
+        let mut flipped = data.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        match play(flipped) {
+            Ok(model) => {
+                played += 1;
+                for f in 0..model.frames().len() as u32 {
+                    for pose in frame_pose(&model, f) {
+                        assert!(pose.m.iter().all(|v| v.is_finite()), "bit {bit}: {pose:?}");
+                    }
+                }
+            }
+            Err(e) => {
+                refused += 1;
+                // A NaN or infinity is malformed; a pose beyond 1e9 units is over the limit.
+                assert!(
+                    matches!(e.code(), ErrorCode::Malformed | ErrorCode::Limit),
+                    "bit {bit}: {e}"
+                );
+            }
+        }
+    }
+    // An exponent bit flipped to all ones makes a NaN or infinity; most flips give other numbers.
+    assert!(
+        played > 600 && refused > 0,
+        "{played} played, {refused} refused"
+    );
+}
