@@ -841,8 +841,8 @@ uint32_t ossa_model_bind(const struct ossa_model *meshes,
  * `ANIMATION.cfp` beside the file, ANIMATION being the skill's animation name as the file spells
  * it (`xskill-A2O-idle1.cfp`); a skill of a version-200 file (the 1998 prototype) whose CFP is
  * missing reads its uncompressed `ANIMATION.bin`, and with neither gets a scene without frames
- * (frame_count 0) and a warning naming both. The files are read through `options->io` when given, else from
- * the OS filesystem inside `options->base_dir` (default: the file's directory), as
+ * (frame_count 0) and a warning naming both. The files are read through `options->io` when
+ * given, else from the OS filesystem inside `options->base_dir` (default: the file's directory), as
  * ossa_load_file reads sidecars. The result has `model`'s bones, meshes and frames (frame 0, the
  * rest pose, unchanged), then each skill's frames, and one animation scene per skill after
  * `model`'s own: named after the skill, its frames spread evenly over the skill's duration (the
