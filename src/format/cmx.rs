@@ -523,7 +523,7 @@ fn walk<S: Source>(
     let n = s.count(Record::Suit, &|| "suit count".to_owned())?;
     file.suits.reserve(n);
     for i in 0..n {
-        file.suits.push(read_suit(s, i)?);
+        file.suits.push(read_suit(s, version, i)?);
     }
     let n = s.count(Record::Skill, &|| "skill count".to_owned())?;
     file.skills.reserve(n);
@@ -746,19 +746,33 @@ pub(crate) fn normalised(q: [f32; 4]) -> Option<[f32; 4]> {
     Some(q.map(|v| (v as f64 / len) as f32))
 }
 
-fn read_suit<S: Source>(s: &mut S, i: usize) -> Result<Suit> {
+/// A suit; version 200 has no type, censor flags or property lists (they read as 0 and empty).
+fn read_suit<S: Source>(s: &mut S, version: u32, i: usize) -> Result<Suit> {
     let name = s.string(&|| format!("suit {i} name"))?;
     let at = |field: &str| format!("suit {i} ({name}){field}");
-    let suit_type = s.u32(&|| at(": type"))?;
-    let property_lists = read_property_lists(s, &|| at(""))?;
+    let short = version == 200;
+    let (suit_type, property_lists) = if short {
+        (0, Vec::new())
+    } else {
+        (
+            s.u32(&|| at(": type"))?,
+            read_property_lists(s, &|| at(""))?,
+        )
+    };
     let n = s.count(Record::Skin, &|| at(": skin count"))?;
     let mut skins = Vec::with_capacity(n);
     for k in 0..n {
         let skin = |field: &str| at(&format!(" skin {k}{field}"));
         let bone = s.string(&|| skin(": bone name"))?;
         let name = s.string(&|| skin(": skin name"))?;
-        let censor_flags = s.u32(&|| skin(": censor flags"))?;
-        let property_lists = read_property_lists(s, &|| skin(""))?;
+        let (censor_flags, property_lists) = if short {
+            (0, Vec::new())
+        } else {
+            (
+                s.u32(&|| skin(": censor flags"))?,
+                read_property_lists(s, &|| skin(""))?,
+            )
+        };
         skins.push(Skin {
             bone,
             name,
