@@ -375,6 +375,7 @@ fn model_parts(
     ck: &mut Checker,
 ) -> Result<ModelParts> {
     let mut parts = ModelParts::new(format);
+    parts.source_version = file.version;
     parts.up_axis = 1;
     parts.handedness = -1;
     parts.suits = model_suits(&file.suits, ck)?;
