@@ -20,11 +20,14 @@
 //! time property lists: count; per list: count; per entry: time (ms), properties
 //! ```
 //! Text: a `//` comment line, `version 300`, then one value per line and vectors as
-//! `| x y z |`; a line starting with `//` is a comment wherever it is. Version 200 (1998
-//! prototype files) bones have no property lists (a count standing where the translation would is
-//! read anyway) and two flags (can-translate, can-rotate) after the rotation, and no wiggle
-//! values; the rest is as in version 300. BCF: no version line;
-//! little-endian u32 counts and flags, i32 offsets, f32 numbers, and counted strings.
+//! `| x y z |`; a line starting with `//` is a comment wherever it is. Version 200 (the 1998
+//! prototype's files) has shorter records: a bone has no property lists (a count standing where
+//! the translation would is read anyway) and two flags (can-translate, can-rotate) after the
+//! rotation, no can-blend and no wiggle values; a suit is its name and skin count (no type, no
+//! property lists); a skin its bone and mesh (no censor flags, no property lists). What it lacks
+//! reads as 0, false or empty. Skills and motions are as in version 300. BCF: no version line,
+//! version 300's records; little-endian u32 counts and flags, i32 offsets, f32 numbers, and
+//! counted strings.
 //!
 //! Where ts1-blender-io reads a suit's and a skin's last number as an unknown value, Don Hopkins
 //! names it "has props" followed by the properties: it is read here as a count of property lists,
@@ -38,9 +41,13 @@
 //! plays on a skeleton ([`Model::with_skills`](crate::Model::with_skills)), which makes its
 //! motions' time properties events of its scene. [`parse`] gives everything the file holds.
 //!
-//! Writing: [`write_character`] writes a [`CharacterFile`] as text (version 300, in the retail
-//! files' layout and number format) or BCF; [`write_cmx`] and [`write_bcf`] write a model's
-//! skeleton (its bones and frame 0) as a one-skeleton file, see [`Skeleton::from_model`].
+//! Writing: [`write_character`] writes a [`CharacterFile`] as text in its version (300 or 200,
+//! in the game's layout and number format; version 200 refuses what it has no place for, naming
+//! the field) or as BCF; [`write_cmx`] and [`write_bcf`] write a model's skeleton (its bones and
+//! frame 0) and suits as a one-skeleton file, see [`Skeleton::from_model`], in the version the
+//! model was read from ([`Model::source_version`](crate::Model::source_version)). Parsed and
+//! written again, every retail file and all but one of the prototype's 288 keep their bytes
+//! (that one has a tab after a value, which the reader trims).
 
 mod skill;
 mod source;
