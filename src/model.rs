@@ -429,6 +429,9 @@ pub struct ModelParts {
     pub events: Vec<AnimationEvent>,
     /// Outfits a character file lists (Sims CMX).
     pub suits: Vec<Suit>,
+    /// The version the file declared, where saving in its format keeps it (Sims CMX text: 200
+    /// or 300); None for every other format and for models built in code.
+    pub source_version: Option<u32>,
 }
 
 impl ModelParts {
@@ -451,6 +454,7 @@ impl ModelParts {
             keyframes: Vec::new(),
             events: Vec::new(),
             suits: Vec::new(),
+            source_version: None,
         }
     }
 }
@@ -662,6 +666,7 @@ pub struct Model {
     textures: Vec<Texture>,
     materials: Vec<Material>,
     suits: Vec<Suit>,
+    source_version: Option<u32>,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -739,6 +744,7 @@ impl Model {
             keyframes,
             mut events,
             suits,
+            source_version,
         } = parts;
         // Stable: events at one time keep the order the file gives them.
         events.sort_by(|a, b| {
@@ -784,6 +790,7 @@ impl Model {
         model.textures = textures;
         model.materials = materials;
         model.suits = suits;
+        model.source_version = source_version;
         Ok(model)
     }
 
@@ -854,6 +861,7 @@ impl Model {
             textures: Vec::new(),
             materials: Vec::new(),
             suits: Vec::new(),
+            source_version: None,
         }
     }
 
@@ -929,6 +937,7 @@ impl Model {
             .chain(&skeleton.suits)
             .cloned()
             .collect();
+        model.source_version = meshes.source_version.or(skeleton.source_version);
         model.warnings = meshes
             .warnings
             .iter()
@@ -951,6 +960,7 @@ impl Model {
             keyframes: s.keyframes.clone(),
             events: s.events.clone(),
             suits: self.suits.clone(),
+            source_version: self.source_version,
             textures: self.textures.clone(),
             materials: self.materials.clone(),
             meshes: self
@@ -1026,6 +1036,11 @@ impl Model {
     /// Outfits the character file lists (Sims CMX): which meshes go on which bones.
     pub fn suits(&self) -> &[Suit] {
         &self.suits
+    }
+    /// The version the model's file declared, which saving in that format keeps (Sims CMX
+    /// text: 200 or 300; a mesh bound to a skeleton has the skeleton's); None otherwise.
+    pub fn source_version(&self) -> Option<u32> {
+        self.source_version
     }
     /// Textures carried in the file (DMF).
     pub fn textures(&self) -> &[Texture] {

@@ -20,11 +20,14 @@
 //! time property lists: count; per list: count; per entry: time (ms), properties
 //! ```
 //! Text: a `//` comment line, `version 300`, then one value per line and vectors as
-//! `| x y z |`; a line starting with `//` is a comment wherever it is. Version 200 (1998
-//! prototype files) bones have no property lists (a count standing where the translation would is
-//! read anyway) and two flags (can-translate, can-rotate) after the rotation, and no wiggle
-//! values; the rest is as in version 300. BCF: no version line;
-//! little-endian u32 counts and flags, i32 offsets, f32 numbers, and counted strings.
+//! `| x y z |`; a line starting with `//` is a comment wherever it is. Version 200 (the 1998
+//! prototype's files) has shorter records: a bone has no property lists (a count standing where
+//! the translation would is read anyway) and two flags (can-translate, can-rotate) after the
+//! rotation, no can-blend and no wiggle values; a suit is its name and skin count (no type, no
+//! property lists); a skin its bone and mesh (no censor flags, no property lists). What it lacks
+//! reads as 0, false or empty. Skills and motions are as in version 300. BCF: no version line,
+//! version 300's records; little-endian u32 counts and flags, i32 offsets, f32 numbers, and
+//! counted strings.
 //!
 //! Where ts1-blender-io reads a suit's and a skin's last number as an unknown value, Don Hopkins
 //! names it "has props" followed by the properties: it is read here as a count of property lists,
@@ -38,9 +41,13 @@
 //! plays on a skeleton ([`Model::with_skills`](crate::Model::with_skills)), which makes its
 //! motions' time properties events of its scene. [`parse`] gives everything the file holds.
 //!
-//! Writing: [`write_character`] writes a [`CharacterFile`] as text (version 300, in the retail
-//! files' layout and number format) or BCF; [`write_cmx`] and [`write_bcf`] write a model's
-//! skeleton (its bones and frame 0) as a one-skeleton file, see [`Skeleton::from_model`].
+//! Writing: [`write_character`] writes a [`CharacterFile`] as text in its version (300 or 200,
+//! in the game's layout and number format; version 200 refuses what it has no place for, naming
+//! the field) or as BCF; [`write_cmx`] and [`write_bcf`] write a model's skeleton (its bones and
+//! frame 0) and suits as a one-skeleton file, see [`Skeleton::from_model`], in the version the
+//! model was read from ([`Model::source_version`](crate::Model::source_version)). Parsed and
+//! written again, every retail file and all but one of the prototype's 288 keep their bytes
+//! (that one has a tab after a value, which the reader trims).
 
 mod skill;
 mod source;
@@ -375,6 +382,7 @@ fn model_parts(
     ck: &mut Checker,
 ) -> Result<ModelParts> {
     let mut parts = ModelParts::new(format);
+    parts.source_version = file.version;
     parts.up_axis = 1;
     parts.handedness = -1;
     parts.suits = model_suits(&file.suits, ck)?;
@@ -523,7 +531,7 @@ fn walk<S: Source>(
     let n = s.count(Record::Suit, &|| "suit count".to_owned())?;
     file.suits.reserve(n);
     for i in 0..n {
-        file.suits.push(read_suit(s, i)?);
+        file.suits.push(read_suit(s, version, i)?);
     }
     let n = s.count(Record::Skill, &|| "skill count".to_owned())?;
     file.skills.reserve(n);
@@ -746,19 +754,33 @@ pub(crate) fn normalised(q: [f32; 4]) -> Option<[f32; 4]> {
     Some(q.map(|v| (v as f64 / len) as f32))
 }
 
-fn read_suit<S: Source>(s: &mut S, i: usize) -> Result<Suit> {
+/// A suit; version 200 has no type, censor flags or property lists (they read as 0 and empty).
+fn read_suit<S: Source>(s: &mut S, version: u32, i: usize) -> Result<Suit> {
     let name = s.string(&|| format!("suit {i} name"))?;
     let at = |field: &str| format!("suit {i} ({name}){field}");
-    let suit_type = s.u32(&|| at(": type"))?;
-    let property_lists = read_property_lists(s, &|| at(""))?;
+    let short = version == 200;
+    let (suit_type, property_lists) = if short {
+        (0, Vec::new())
+    } else {
+        (
+            s.u32(&|| at(": type"))?,
+            read_property_lists(s, &|| at(""))?,
+        )
+    };
     let n = s.count(Record::Skin, &|| at(": skin count"))?;
     let mut skins = Vec::with_capacity(n);
     for k in 0..n {
         let skin = |field: &str| at(&format!(" skin {k}{field}"));
         let bone = s.string(&|| skin(": bone name"))?;
         let name = s.string(&|| skin(": skin name"))?;
-        let censor_flags = s.u32(&|| skin(": censor flags"))?;
-        let property_lists = read_property_lists(s, &|| skin(""))?;
+        let (censor_flags, property_lists) = if short {
+            (0, Vec::new())
+        } else {
+            (
+                s.u32(&|| skin(": censor flags"))?,
+                read_property_lists(s, &|| skin(""))?,
+            )
+        };
         skins.push(Skin {
             bone,
             name,

@@ -58,13 +58,16 @@ impl Record {
     }
 
     /// Fewest lines one record takes in CMX text (a version 200 bone has no property lists and
-    /// two flags; every nested list may be empty).
+    /// two flags, a version 200 suit only its name and skin count, a version 200 skin only its
+    /// bone and mesh; every nested list may be empty).
     fn min_lines(self, version: u32) -> u64 {
         match self {
             Record::Skeleton => 2,
             Record::Bone if version == 200 => 6,
             Record::Bone => 10,
+            Record::Suit if version == 200 => 2,
             Record::Suit => 4,
+            Record::Skin if version == 200 => 2,
             Record::Skin => 4,
             Record::Skill => 8,
             Record::Motion => 9,

@@ -5,7 +5,8 @@
 //! bones, numbers must be finite, quaternions must have a length, and a motion's runs must fit
 //! its skill's value counts. Text is what the retail files are: the Maxis comment line,
 //! `version 300`, CRLF line ends and C's `%g` numbers with three-digit exponents (Microsoft's C
-//! library), so a retail file parsed and written again keeps its bytes.
+//! library), so a retail file parsed and written again keeps its bytes. A file read as version
+//! 200 (the 1998 prototype's) is written as version 200 in its shorter layout, the same way.
 
 use byteorder::LittleEndian;
 
@@ -20,8 +21,14 @@ use crate::math::Mat3x4;
 use crate::model::{self, Model, Name};
 use crate::name_index::NameIndex;
 
-/// The first two lines of every retail CMX: a comment the game skips, and the version.
-const HEADER: &[u8] = b"// Character File. Copyright 1997, Maxis Inc.\r\nversion 300\r\n";
+/// The first line of every retail and prototype CMX, a comment the game skips; the version
+/// line follows.
+const COMMENT: &[u8] = b"// Character File. Copyright 1997, Maxis Inc.\r\n";
+
+/// The text layouts: the retail one, and the 1998 prototype's (no bone property lists, two bone
+/// flags, suits and skins without type, censor flags and property lists).
+const VERSION_RETAIL: u32 = 300;
+const VERSION_PROTOTYPE: u32 = 200;
 
 /// A rest pose's scale may be off 1 by this much (rounding in the model's matrices).
 const SCALE_TOLERANCE: f32 = 1e-4;
@@ -127,19 +134,57 @@ fn number_text(x: f32) -> String {
     exact_text(x).unwrap_or_else(|| format!("{x}"))
 }
 
-/// The quaternion to store for a unit `q`: the reader normalises what it reads, so a file's
-/// slightly-off-unit quaternion comes back as `q`. When the six-digit values of `q` normalise to
-/// `q` again, they are stored (they are then the file's own numbers); else `q` itself.
+/// The quaternion to store for `q`: the reader normalises what it reads, so a file's
+/// slightly-off-unit quaternion comes back as `q`, and the file's own six-digit numbers are the
+/// ones to write back. They are `q` scaled by the file quaternion's length, each to six digits:
+/// the six-digit values of `q` itself when they normalise to `q` (a length within rounding of
+/// 1), else the first of the lengths the six-digit values next to `q`'s largest component give,
+/// nearest first, whose values normalise to `q`; else `q` itself, which reads back as its
+/// normalised self. (A `q` the reader gave need not normalise to itself: normalising is not
+/// exact, so a test for unit length first would miss some of the files' quaternions.)
 fn stored_rotation(q: [f32; 4]) -> [f32; 4] {
-    let mut six = [0.0f32; 4];
-    for (s, &x) in six.iter_mut().zip(&q) {
-        match c_g(x).parse::<f32>() {
-            Ok(v) => *s = v,
-            Err(_) => return q,
+    let six = |x: f64| c_g(x as f32).parse::<f32>().ok();
+    let fits = |s: [f32; 4]| normalised(s) == Some(q);
+    let scaled = |length: f64| -> Option<[f32; 4]> {
+        let mut s = [0.0f32; 4];
+        for (s, &x) in s.iter_mut().zip(&q) {
+            *s = six(x as f64 * length)?;
+        }
+        Some(s)
+    };
+    if let Some(s) = scaled(1.0).filter(|&s| fits(s)) {
+        return s;
+    }
+    let Some((k, &largest)) = (q.iter().enumerate()).max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+    else {
+        return q;
+    };
+    let largest = f64::from(largest);
+    let Some(base) = six(largest).map(f64::from).filter(|_| largest != 0.0) else {
+        return q;
+    };
+    // One unit in the sixth significant digit of the largest component.
+    let step = 10f64.powi((largest.abs().log10().floor() as i32).saturating_sub(5));
+    for j in 0..=ROTATION_SEARCH_STEPS {
+        for candidate in [base + f64::from(j) * step, base - f64::from(j) * step] {
+            let Some(mut s) = scaled(candidate / largest) else {
+                continue;
+            };
+            if let (Some(v), Some(c)) = (s.get_mut(k), six(candidate)) {
+                *v = c;
+            }
+            if fits(s) {
+                return s;
+            }
         }
     }
-    if normalised(six) == Some(q) { six } else { q }
+    q
 }
+
+/// How many sixth-digit steps of a quaternion's largest component [`stored_rotation`] tries
+/// either side of it: the 1998 prototype's quaternions need at most 1 (18 of its 288 files have
+/// one that the six-digit values of `q` miss); the retail ones need none.
+const ROTATION_SEARCH_STEPS: u32 = 4;
 
 fn finite(v: f32, what: &dyn Fn() -> String) -> Result<()> {
     if v.is_finite() {
@@ -205,39 +250,74 @@ fn put_flag<S: Sink>(s: &mut S, v: bool) {
     s.u32(v as u32);
 }
 
-/// Writes `file` as CMX text (version 300, the retail files' layout) or, with `binary`, as a BCF.
+/// Writes `file` as CMX text or, with `binary`, as a BCF (no version: version 300's records).
 ///
-/// The file is checked so that [`parse`](super::parse) reads it back equal (warnings and, for a
-/// version 200 file, the version aside). Refused as unsupported: a name with a line break, with
-/// blanks at either end or starting with `//` (in both encodings, so a BCF stays convertible to
-/// text), an empty or repeated bone name, a parent named `NULL`; as an invalid argument: a
-/// parent (by name; `parent_index` is what the reader derives) that is not an earlier bone, a
-/// number that is not finite, a quaternion without length, a motion run outside its skill's
-/// values; as a limit: a count or BCF string length beyond 32 bits. A unit rotation reads back
-/// bit for bit (the reader normalises, so its six-digit values are stored when they normalise
-/// to it); another reads back normalised.
+/// Text keeps `file.version`: 200 writes the 1998 prototype's layout (bones without property
+/// lists and with two flags, suits and skins without type, censor flags and property lists),
+/// 300 or None the retail one; another version is unsupported. A version 200 file whose data
+/// that layout has no place for (a bone's property lists, can-blend flag or nonzero wiggle
+/// values; a suit's type or property lists; a skin's censor flags or property lists) is refused
+/// as unsupported, naming the field: set `version` to 300 to write it.
+///
+/// The file is checked so that [`parse`](super::parse) reads it back equal (warnings and, for
+/// text written from a BCF, the version aside). Refused as unsupported: a name with a line
+/// break, with blanks at either end or starting with `//` (in both encodings, so a BCF stays
+/// convertible to text), an empty or repeated bone name, a parent named `NULL`; as an invalid
+/// argument: a parent (by name; `parent_index` is what the reader derives) that is not an
+/// earlier bone, a number that is not finite, a quaternion without length, a motion run outside
+/// its skill's values; as a limit: a count or BCF string length beyond 32 bits. A rotation the
+/// reader gave reads back bit for bit (the reader normalises, so six-digit values that normalise
+/// to it are stored: a file's own); another reads back normalised.
 pub fn write_character(file: &CharacterFile, binary: bool) -> Result<Vec<u8>> {
     if binary {
+        // A BCF has no version: always the version 300 layout, which holds everything.
         let mut s = BinarySink { out: Vec::new() };
-        walk(&mut s, file)?;
-        Ok(s.out)
-    } else {
-        let mut s = TextSink {
-            out: HEADER.to_vec(),
-        };
-        walk(&mut s, file)?;
-        Ok(s.out)
+        walk(&mut s, file, Layout::Full)?;
+        return Ok(s.out);
     }
+    let (version, layout) = match file.version {
+        None | Some(VERSION_RETAIL) => (VERSION_RETAIL, Layout::Full),
+        Some(VERSION_PROTOTYPE) => (VERSION_PROTOTYPE, Layout::Prototype),
+        Some(v) => {
+            return Err(Error::unsupported(format!(
+                "version {v}: CMX text is written as version 300 or 200"
+            )));
+        }
+    };
+    let mut out = COMMENT.to_vec();
+    out.extend_from_slice(format!("version {version}\r\n").as_bytes());
+    let mut s = TextSink { out };
+    walk(&mut s, file, layout)?;
+    Ok(s.out)
 }
 
-fn walk<S: Sink>(s: &mut S, file: &CharacterFile) -> Result<()> {
+/// Which records a file has: version 300's (and BCF's), or version 200's shorter ones.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Full,
+    Prototype,
+}
+
+/// Refuses, for version 200, a field it has no place for that holds something other than what
+/// the reader gives in its stead (0, false or nothing).
+fn prototype_lacks(layout: Layout, present: bool, what: &dyn Fn() -> String) -> Result<()> {
+    if layout == Layout::Prototype && present {
+        return Err(Error::unsupported(format!(
+            "{}: version 200 has no such field (write the file as version 300 to keep it)",
+            what()
+        )));
+    }
+    Ok(())
+}
+
+fn walk<S: Sink>(s: &mut S, file: &CharacterFile, layout: Layout) -> Result<()> {
     put_count(s, file.skeletons.len(), &|| "skeletons".to_owned())?;
     for (i, sk) in file.skeletons.iter().enumerate() {
-        put_skeleton(s, sk, i)?;
+        put_skeleton(s, sk, i, layout)?;
     }
     put_count(s, file.suits.len(), &|| "suits".to_owned())?;
     for (i, suit) in file.suits.iter().enumerate() {
-        put_suit(s, suit, i)?;
+        put_suit(s, suit, i, layout)?;
     }
     put_count(s, file.skills.len(), &|| "skills".to_owned())?;
     for (i, skill) in file.skills.iter().enumerate() {
@@ -293,7 +373,7 @@ fn put_time_property_lists<S: Sink>(
     Ok(())
 }
 
-fn put_skeleton<S: Sink>(s: &mut S, sk: &Skeleton, i: usize) -> Result<()> {
+fn put_skeleton<S: Sink>(s: &mut S, sk: &Skeleton, i: usize, layout: Layout) -> Result<()> {
     put_name(s, &sk.name, &|| format!("skeleton {i} name"))?;
     let at = |b: usize, bone: &Bone| format!("skeleton {i} ({}) bone {b} ({})", sk.name, bone.name);
     put_count(s, sk.bones.len(), &|| {
@@ -303,7 +383,7 @@ fn put_skeleton<S: Sink>(s: &mut S, sk: &Skeleton, i: usize) -> Result<()> {
     for (b, bone) in sk.bones.iter().enumerate() {
         let what = || at(b, bone);
         links.check(b, bone, &what)?;
-        put_bone(s, bone, &what)?;
+        put_bone(s, bone, layout, &what)?;
     }
     Ok(())
 }
@@ -374,14 +454,26 @@ impl<'a> Links<'a> {
     }
 }
 
-fn put_bone<S: Sink>(s: &mut S, bone: &Bone, what: &dyn Fn() -> String) -> Result<()> {
+fn put_bone<S: Sink>(
+    s: &mut S,
+    bone: &Bone,
+    layout: Layout,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
     let field = |f: &str| format!("{}: {f}", what());
     put_name(s, &bone.name, &|| field("name"))?;
     let no_parent = Name::new(NO_PARENT);
     put_name(s, bone.parent.as_ref().unwrap_or(&no_parent), &|| {
         field("parent")
     })?;
-    put_property_lists(s, &bone.property_lists, what)?;
+    let lacks = |present: bool, f: &str| prototype_lacks(layout, present, &|| field(f));
+    lacks(!bone.property_lists.is_empty(), "property lists")?;
+    lacks(bone.can_blend, "can-blend flag")?;
+    lacks(bone.wiggle_value != 0.0, "wiggle value")?;
+    lacks(bone.wiggle_power != 0.0, "wiggle power")?;
+    if layout == Layout::Full {
+        put_property_lists(s, &bone.property_lists, what)?;
+    }
     for &v in &bone.translation {
         finite(v, &|| field("translation"))?;
     }
@@ -389,41 +481,50 @@ fn put_bone<S: Sink>(s: &mut S, bone: &Bone, what: &dyn Fn() -> String) -> Resul
     for &v in &bone.rotation {
         finite(v, &|| field("rotation"))?;
     }
-    let Some(q) = normalised(bone.rotation) else {
+    if normalised(bone.rotation).is_none() {
         return Err(Error::invalid_argument(format!(
             "{}: quaternion {:?} has no length",
             field("rotation"),
             bone.rotation
         )));
-    };
-    // A unit quaternion is stored so that it reads back bit for bit; another one reads back as
-    // its normalised self, which is what the reader would make of it anyway.
-    let stored = if q == bone.rotation {
-        stored_rotation(q)
-    } else {
-        bone.rotation
-    };
-    s.floats(&stored);
+    }
+    // A quaternion the reader gives (normalised) is stored so that it reads back bit for bit;
+    // another one reads back as its normalised self, which is what the reader would make of it.
+    s.floats(&stored_rotation(bone.rotation));
     put_flag(s, bone.can_translate);
     put_flag(s, bone.can_rotate);
-    put_flag(s, bone.can_blend);
-    put_number(s, bone.wiggle_value, &|| field("wiggle value"))?;
-    put_number(s, bone.wiggle_power, &|| field("wiggle power"))?;
+    if layout == Layout::Full {
+        put_flag(s, bone.can_blend);
+        put_number(s, bone.wiggle_value, &|| field("wiggle value"))?;
+        put_number(s, bone.wiggle_power, &|| field("wiggle power"))?;
+    }
     Ok(())
 }
 
-fn put_suit<S: Sink>(s: &mut S, suit: &Suit, i: usize) -> Result<()> {
+fn put_suit<S: Sink>(s: &mut S, suit: &Suit, i: usize, layout: Layout) -> Result<()> {
     put_name(s, &suit.name, &|| format!("suit {i} name"))?;
     let at = |field: &str| format!("suit {i} ({}){field}", suit.name);
-    s.u32(suit.suit_type);
-    put_property_lists(s, &suit.property_lists, &|| at(""))?;
+    prototype_lacks(layout, suit.suit_type != 0, &|| at(": type"))?;
+    prototype_lacks(layout, !suit.property_lists.is_empty(), &|| {
+        at(": property lists")
+    })?;
+    if layout == Layout::Full {
+        s.u32(suit.suit_type);
+        put_property_lists(s, &suit.property_lists, &|| at(""))?;
+    }
     put_count(s, suit.skins.len(), &|| at(": skins"))?;
     for (k, skin) in suit.skins.iter().enumerate() {
         let part = |field: &str| at(&format!(" skin {k}{field}"));
         put_name(s, &skin.bone, &|| part(": bone name"))?;
         put_name(s, &skin.name, &|| part(": skin name"))?;
-        s.u32(skin.censor_flags);
-        put_property_lists(s, &skin.property_lists, &|| part(""))?;
+        prototype_lacks(layout, skin.censor_flags != 0, &|| part(": censor flags"))?;
+        prototype_lacks(layout, !skin.property_lists.is_empty(), &|| {
+            part(": property lists")
+        })?;
+        if layout == Layout::Full {
+            s.u32(skin.censor_flags);
+            put_property_lists(s, &skin.property_lists, &|| part(""))?;
+        }
     }
     Ok(())
 }
@@ -595,9 +696,18 @@ fn file_suits(model: &Model) -> Vec<Suit> {
         .collect()
 }
 
-/// The character file of a model: its skeleton, when it has bones, and its suits.
+/// Whether version 200 holds a suit: it has no type, censor flags or property lists.
+fn prototype_holds(suit: &Suit) -> bool {
+    suit.suit_type == 0
+        && suit.property_lists.is_empty()
+        && (suit.skins.iter()).all(|k| k.censor_flags == 0 && k.property_lists.is_empty())
+}
+
+/// The character file of a model: its skeleton, when it has bones, and its suits. Version 200
+/// when the model was read from a version 200 file (or bound to a skeleton that was) and its
+/// suits fit that version (a suit of a version 300 file added to it may not); else 300.
 fn model_file(model: &Model) -> Result<CharacterFile> {
-    let skeletons = if model.bones().is_empty() && !model.suits().is_empty() {
+    let mut skeletons = if model.bones().is_empty() && !model.suits().is_empty() {
         Vec::new()
     } else {
         vec![Skeleton::from_model(
@@ -605,10 +715,23 @@ fn model_file(model: &Model) -> Result<CharacterFile> {
             Name::from(DEFAULT_SKELETON_NAME),
         )?]
     };
+    let suits = file_suits(model);
+    let prototype =
+        model.source_version() == Some(VERSION_PROTOTYPE) && suits.iter().all(prototype_holds);
+    if prototype {
+        // Version 200 bones have no can-blend flag (the reader gives false).
+        for bone in skeletons.iter_mut().flat_map(|sk| sk.bones.iter_mut()) {
+            bone.can_blend = false;
+        }
+    }
     Ok(CharacterFile {
-        version: Some(300),
+        version: Some(if prototype {
+            VERSION_PROTOTYPE
+        } else {
+            VERSION_RETAIL
+        }),
         skeletons,
-        suits: file_suits(model),
+        suits,
         ..CharacterFile::default()
     })
 }
@@ -616,7 +739,9 @@ fn model_file(model: &Model) -> Result<CharacterFile> {
 /// Writes a model as CMX text: its skeleton as one skeleton named [`DEFAULT_SKELETON_NAME`], as
 /// [`Skeleton::from_model`] makes it (a model of suits alone has none), and its suits; no
 /// skills (a skill's numbers live in its CFP). A model keeps property lists by their entries, so
-/// a suit's or skin's lists without entries are not written back.
+/// a suit's or skin's lists without entries are not written back. The version is the one the
+/// model was read from ([`Model::source_version`]): 200 stays 200 (its bones without the
+/// can-blend flag) unless a suit holds what version 200 cannot, and everything else is 300.
 pub fn write_cmx(model: &Model) -> Result<Vec<u8>> {
     write_character(&model_file(model)?, false)
 }
