@@ -152,7 +152,11 @@ impl Search {
     fn of(format: Format) -> Search {
         match format {
             Format::Dmf | Format::DmfJson => Search::Embedded,
-            Format::SimsSkn | Format::SimsBmf | Format::SimsCmx | Format::SimsBcf => Search::Sims,
+            Format::SimsSkn
+            | Format::SimsBmf
+            | Format::SimsMsh
+            | Format::SimsCmx
+            | Format::SimsBcf => Search::Sims,
             Format::Mm2Mod | Format::Mm2Skel => Search::Mm2,
             // A model is never glTF today; glTF's own images will come with its reader.
             Format::Dpm | Format::Skm | Format::Skp | Format::Auto | Format::Glb | Format::Gltf => {
