@@ -843,3 +843,40 @@ fn the_colonels_textures_are_found_in_textures_beside_the_meshes() {
     // the game's filesystem ignored) and `CneckF` (only `CneckE.png` exists).
     assert_eq!(found, 26);
 }
+
+/// The optimiser's new vertex and triangle order carries the file's layout along: the mesh it
+/// makes saves as a `.msh` that loads back as that same mesh, each vertex with its own words.
+#[test]
+fn the_layout_follows_the_optimisers_order() {
+    use ossa::optimize::{OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_VERTEX_ORDER};
+    let mut f = Fixture::square();
+    // Vertex 3 first used last: the order changes.
+    f.faces = vec![[3, 2, 0, 0], [0, 1, 2, 5], [1, 1, 2, 6]];
+    let (bytes, _) = f.bytes();
+    let model = load(&bytes).unwrap();
+    let (optimized, report) = model
+        .optimized(OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER)
+        .unwrap();
+    assert!(report.vertices_moved > 0, "{report:?}");
+    let back = load(&sims_msh::write_msh(&optimized).unwrap()).unwrap();
+    let (a, b) = (&optimized.meshes()[0], &back.meshes()[0]);
+    assert_eq!(a.indices(), b.indices());
+    assert_eq!(a.texcoords(), b.texcoords());
+    assert_eq!(a.all_influences(), b.all_influences());
+    assert_eq!(a.msh(), b.msh());
+    // Each vertex keeps its last word, each face its own.
+    let words: Vec<u32> = (0..4)
+        .map(|v| {
+            let origin = a.influences(v)[0].origin;
+            let old = (0..4)
+                .find(|&o| model.meshes()[0].influences(o)[0].origin == origin)
+                .unwrap();
+            assert_eq!(a.msh().unwrap().vertices[v][2], f.vertices[old][5]);
+            a.msh().unwrap().vertices[v][2]
+        })
+        .collect();
+    assert_eq!(words.len(), 4);
+    let mut faces = a.msh().unwrap().faces.clone();
+    faces.sort();
+    assert_eq!(faces, [0, 5, 6]);
+}

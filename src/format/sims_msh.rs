@@ -63,17 +63,7 @@ const COST_VERTEX: u64 = 80;
 /// In the 272 files of the 1998 prototype this gives the bone the suit files list for each of
 /// the 262 meshes they list, and a bone of the skeleton for the other 10.
 pub fn bone_of_file_name(name: &str) -> Option<&str> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let stem = match base.len().checked_sub(4) {
-        Some(n)
-            if base
-                .get(n..)
-                .is_some_and(|e| e.eq_ignore_ascii_case(".msh")) =>
-        {
-            base.get(..n).unwrap_or(base)
-        }
-        _ => base,
-    };
+    let stem = stem(name);
     let start = stem
         .as_bytes()
         .windows(6)
@@ -90,6 +80,21 @@ pub fn bone_of_file_name(name: &str) -> Option<&str> {
     match parts.as_slice() {
         [_, bone, _] if !bone.is_empty() => Some(bone),
         _ => None,
+    }
+}
+
+/// A file name without its directories and its `.msh` extension (ASCII case ignored).
+fn stem(name: &str) -> &str {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.len().checked_sub(4) {
+        Some(n)
+            if base
+                .get(n..)
+                .is_some_and(|e| e.eq_ignore_ascii_case(".msh")) =>
+        {
+            base.get(..n).unwrap_or(base)
+        }
+        _ => base,
     }
 }
 
@@ -395,22 +400,7 @@ pub(crate) fn read_msh(data: &[u8], ck: &mut Checker, name: Option<&str>) -> Res
              binding it to a skeleton fails"
         ));
     }
-    let mesh_name = name
-        .map(|n| {
-            let base = n.rsplit(['/', '\\']).next().unwrap_or(n);
-            match base.len().checked_sub(4) {
-                Some(k)
-                    if base
-                        .get(k..)
-                        .is_some_and(|e| e.eq_ignore_ascii_case(".msh")) =>
-                {
-                    base.get(..k).unwrap_or(base)
-                }
-                _ => base,
-            }
-        })
-        .map(Name::from)
-        .unwrap_or_default();
+    let mesh_name = name.map(stem).map(Name::from).unwrap_or_default();
 
     let mut parts = ModelParts::new(Format::SimsMsh);
     parts.meshes.push(MeshParts {
@@ -475,8 +465,16 @@ fn tables_from_layout(
             }
         }
     }
-    let mut positions = vec![None; layout.positions as usize];
-    let mut texcoords = vec![None; layout.texcoords as usize];
+    // A layout made in code (not read from a file) may declare tables far larger than the
+    // mesh: their room is asked for, not assumed.
+    fn table<const N: usize>(len: u32) -> Option<Vec<Option<[f32; N]>>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len as usize).ok()?;
+        v.resize(len as usize, None);
+        Some(v)
+    }
+    let mut positions = table::<3>(layout.positions)?;
+    let mut texcoords = table::<2>(layout.texcoords)?;
     for ((&[p, t, _], &origin), &uv) in layout.vertices.iter().zip(origins).zip(uvs) {
         fill(&mut positions, p, origin)?;
         fill(&mut texcoords, t, uv)?;
