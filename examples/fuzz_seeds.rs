@@ -17,13 +17,14 @@ use samples::{
 };
 
 /// The load targets and the format each forces.
-const LOAD_TARGETS: [(&str, Format); 12] = [
+const LOAD_TARGETS: [(&str, Format); 13] = [
     ("load_auto", Format::Auto),
     ("load_dpm", Format::Dpm),
     ("load_skm", Format::Skm),
     ("load_skp", Format::Skp),
     ("load_skn", Format::SimsSkn),
     ("load_bmf", Format::SimsBmf),
+    ("load_msh", Format::SimsMsh),
     ("load_cmx", Format::SimsCmx),
     ("load_bcf", Format::SimsBcf),
     ("load_mm2_skel", Format::Mm2Skel),

@@ -171,7 +171,11 @@ enum ossa_format
   /**
    * glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
    */
-  OSSA_FORMAT_GLTF = 13
+  OSSA_FORMAT_GLTF = 13,
+  /**
+   * The Sims 1998 prototype's binary mesh (.msh); its bone is named by its file name
+   */
+  OSSA_FORMAT_SIMS_MSH = 14
 };
 #ifndef __cplusplus
 #if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)

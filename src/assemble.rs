@@ -194,6 +194,7 @@ fn mesh_parts(mesh: &Mesh) -> MeshParts {
         colors: mesh.colors().map(<[_]>::to_vec),
         bind_positions: mesh.bind_positions().map(<[_]>::to_vec),
         bind_normals: mesh.bind_normals().map(<[_]>::to_vec),
+        msh: mesh.msh().cloned(),
     }
 }
 

@@ -27,12 +27,14 @@ pub mod synth;
 pub mod textures;
 
 pub use error::{Detail, Error, ErrorCode, Result};
-pub use format::{Format, LoadOptions, Report, cfp, cmx, dmf, dpm, mm2, sims_mesh, skm, validate};
+pub use format::{
+    Format, LoadOptions, Report, cfp, cmx, dmf, dpm, mm2, sims_mesh, sims_msh, skm, validate,
+};
 pub use math::Mat3x4;
 pub use model::{
     Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, BoneSlots, Extent, Frame, Influence,
     KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe, Material, Mesh, MeshParts,
-    Model, ModelInfo, ModelParts, Name, Texture,
+    Model, ModelInfo, ModelParts, MshLayout, Name, Texture,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
 pub use poses::{Poses, RigidPose};
@@ -57,6 +59,7 @@ impl Model {
             Format::Skp => skm::write_skp(self),
             Format::SimsSkn => format::sims_mesh::write_skn(self),
             Format::SimsBmf => format::sims_mesh::write_bmf(self),
+            Format::SimsMsh => format::sims_msh::write_msh(self),
             Format::SimsCmx => cmx::write_cmx(self),
             Format::SimsBcf => cmx::write_bcf(self),
             Format::Mm2Skel => mm2::write_skel(self),

@@ -369,6 +369,35 @@ pub struct MeshParts {
     /// write these bits rather than recomputing them.
     pub bind_positions: Option<Vec<[f32; 3]>>,
     pub bind_normals: Option<Vec<[f32; 3]>>,
+    /// How a Sims `.msh` file laid the mesh out, kept so that saving it as `.msh` again writes
+    /// the same bytes; `None` for other formats. Its lists follow the vertices and triangles
+    /// when the optimiser reorders them.
+    pub msh: Option<MshLayout>,
+}
+
+/// What a Sims `.msh` file holds beside the mesh itself: its vertices index shared position and
+/// texture coordinate tables, and carry words the game never reads. The positions and texture
+/// coordinates themselves are the mesh's (every table entry is used by a vertex in the files).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MshLayout {
+    /// Entries of the position table.
+    pub positions: u32,
+    /// Entries of the texture coordinate table.
+    pub texcoords: u32,
+    /// Per vertex: its position index, its texture coordinate index, and its last word (unused,
+    /// uninitialised memory in the files).
+    pub vertices: Vec<[u32; 3]>,
+    /// Per triangle: the face record's last word (0 in every known file).
+    pub faces: Vec<u32>,
+    /// The normals that were not numbers in the file (NaN, as the exporter wrote for some
+    /// corners), which the mesh holds as zero: each vertex and the stored bits.
+    pub bad_normals: Vec<(u32, [u32; 3])>,
+}
+
+impl MshLayout {
+    fn heap_bytes(&self) -> usize {
+        self.vertices.len() * 12 + self.faces.len() * 4 + self.bad_normals.len() * 16
+    }
 }
 
 impl Default for Name {
@@ -557,6 +586,7 @@ pub struct Mesh {
     colors: Option<Vec<[u8; 4]>>,
     bind_positions: Option<Vec<[f32; 3]>>,
     bind_normals: Option<Vec<[f32; 3]>>,
+    msh: Option<MshLayout>,
     /// The layout the skinning kernels walk; empty while the mesh waits for a skeleton.
     plan: SkinPlan,
 }
@@ -602,6 +632,10 @@ impl Mesh {
     /// Model-space bind-pose normals as the file stores them, where it stores them so.
     pub fn bind_normals(&self) -> Option<&[[f32; 3]]> {
         self.bind_normals.as_deref()
+    }
+    /// The `.msh` file's own layout, for a mesh loaded from one.
+    pub fn msh(&self) -> Option<&MshLayout> {
+        self.msh.as_ref()
     }
     /// The influences of vertex `v` (empty past the end).
     pub fn influences(&self, v: usize) -> &[Influence] {
@@ -818,6 +852,7 @@ impl Model {
                 colors: p.colors,
                 bind_positions: p.bind_positions,
                 bind_normals: p.bind_normals,
+                msh: p.msh,
                 plan: SkinPlan::default(),
             })
             .collect();
@@ -901,6 +936,13 @@ impl Model {
                 names
                     .iter()
                     .map(|name| {
+                        if name.is_empty() {
+                            return Err(Error::not_found(
+                                "a bone slot of the meshes has no name to look for in the \
+                                 skeleton (a Sims .msh names its bone only by its file name, \
+                                 xskin-SUIT-BONE-PART.msh)",
+                            ));
+                        }
                         index
                             .find(name.as_bytes(), |i| bone_name(bones, i))
                             .ok_or_else(|| {
@@ -979,6 +1021,7 @@ impl Model {
                     colors: m.colors.clone(),
                     bind_positions: m.bind_positions.clone(),
                     bind_normals: m.bind_normals.clone(),
+                    msh: m.msh.clone(),
                 })
                 .collect(),
             up_axis: self.up_axis,
@@ -1146,6 +1189,7 @@ impl Model {
                     + m.colors.as_ref().map_or(0, |c| c.len() * 4)
                     + m.bind_positions.as_ref().map_or(0, |p| p.len() * 12)
                     + m.bind_normals.as_ref().map_or(0, |n| n.len() * 12)
+                    + m.msh.as_ref().map_or(0, MshLayout::heap_bytes)
                     + m.plan.heap_bytes()
             })
             .sum();
@@ -1468,6 +1512,32 @@ fn check_mesh(mesh: &MeshParts, bone_count: usize, materials: usize) -> Result<(
             g.len(),
             mesh.indices.len() / 3
         )));
+    }
+    if let Some(l) = &mesh.msh {
+        if l.vertices.len() != vc || l.faces.len() != mesh.indices.len() / 3 {
+            return Err(Error::malformed(format!(
+                "the .msh layout has {} vertices and {} faces for {vc} vertices and {} triangles",
+                l.vertices.len(),
+                l.faces.len(),
+                mesh.indices.len() / 3
+            )));
+        }
+        if let Some(v) = l
+            .vertices
+            .iter()
+            .position(|&[p, t, _]| p >= l.positions || t >= l.texcoords)
+        {
+            return Err(Error::malformed(format!(
+                "the .msh layout's vertex {v} indexes past its {} positions or {} texture \
+                 coordinates",
+                l.positions, l.texcoords
+            )));
+        }
+        if let Some((v, _)) = l.bad_normals.iter().find(|(v, _)| *v as usize >= vc) {
+            return Err(Error::malformed(format!(
+                "the .msh layout keeps the normal of vertex {v}, past the mesh's {vc} vertices"
+            )));
+        }
     }
     Ok(())
 }

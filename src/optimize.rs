@@ -243,6 +243,12 @@ fn renumber(mesh: &mut MeshParts, map: &[u32]) -> u32 {
     reorder(&mut mesh.colors, &inverse);
     reorder(&mut mesh.bind_positions, &inverse);
     reorder(&mut mesh.bind_normals, &inverse);
+    if let Some(l) = &mut mesh.msh {
+        l.vertices = inverse.iter().map(|&old| l.vertices[old]).collect();
+        for (v, _) in &mut l.bad_normals {
+            *v = map[*v as usize];
+        }
+    }
     for i in &mut mesh.indices {
         *i = map[*i as usize];
     }
@@ -292,6 +298,9 @@ impl Model {
                 // Group ids follow their triangles.
                 if let Some(g) = &mut mesh.group_ids {
                     *g = order.iter().map(|&t| g[t as usize]).collect();
+                }
+                if let Some(l) = &mut mesh.msh {
+                    l.faces = order.iter().map(|&t| l.faces[t as usize]).collect();
                 }
             }
             if flags & OPTIMIZE_VERTEX_ORDER != 0 {

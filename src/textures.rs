@@ -6,10 +6,10 @@
 //!
 //! - DMF: inside the model ([`Model::textures`]), through the mesh's material. Each is checked to
 //!   decode as the PNG it should be and passed on unchanged.
-//! - The Sims (SKN, BMF, and meshes bound to a Sims skeleton, which keep their format): the
-//!   shader is the texture's name. `NAME.bmp`, `.png`, `.tga`, `.jpg` beside the model, then the
-//!   same names in lower case (the game's archives mix case); then both in `Textures/` beside it
-//!   (where the 1998 prototype keeps them).
+//! - The Sims (SKN, BMF, the 1998 prototype's MSH, and meshes bound to a Sims skeleton, which
+//!   keep their format): the shader is the texture's name. `NAME.bmp`, `.png`, `.tga`, `.jpg`
+//!   beside the model, then the same names in lower case (the game's archives mix case); then
+//!   both in `Textures/` beside it (where the 1998 prototype keeps them).
 //! - DPM, SKM and MM2: the shader is a game path (`models/monsters/zombie`), a file name
 //!   (`zombie.tga`) or a bare name (`meat`). The engine's game root is unknowable from here, so:
 //!   the shader's last component, extension stripped, with `.tga`, `.png`, `.jpg`, `.jpeg` beside
@@ -152,7 +152,11 @@ impl Search {
     fn of(format: Format) -> Search {
         match format {
             Format::Dmf | Format::DmfJson => Search::Embedded,
-            Format::SimsSkn | Format::SimsBmf | Format::SimsCmx | Format::SimsBcf => Search::Sims,
+            Format::SimsSkn
+            | Format::SimsBmf
+            | Format::SimsMsh
+            | Format::SimsCmx
+            | Format::SimsBcf => Search::Sims,
             Format::Mm2Mod | Format::Mm2Skel => Search::Mm2,
             // A model is never glTF today; glTF's own images will come with its reader.
             Format::Dpm | Format::Skm | Format::Skp | Format::Auto | Format::Glb | Format::Gltf => {

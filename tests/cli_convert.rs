@@ -421,7 +421,7 @@ fn a_suit_finds_its_meshes_ignoring_case_in_search_directories() {
     assert!(
         run.stderr.starts_with(
             "ossa: small.cmx: OSSA_ERR_NOT_FOUND: suit head-only skin 0 (mesh head-mesh on bone \
-             HEAD): no head-mesh.skn or head-mesh.bmf in ."
+             HEAD): no head-mesh.skn, head-mesh.bmf or head-mesh.msh in ."
         ),
         "{}",
         run.stderr

@@ -205,6 +205,7 @@ fn extension(format: Format) -> &'static str {
         Format::Skp => ".skp",
         Format::SimsSkn => ".skn",
         Format::SimsBmf => ".bmf",
+        Format::SimsMsh => ".msh",
         Format::SimsCmx => ".cmx",
         Format::SimsBcf => ".cmx.bcf",
         Format::Mm2Skel => ".skel",

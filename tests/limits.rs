@@ -3,7 +3,7 @@
 //! same bytes load under the default limit.
 
 use ossa::synth::TubeRig;
-use ossa::{ErrorCode, Format, LoadOptions, Model, cmx, dpm, sims_mesh, skm};
+use ossa::{ErrorCode, Format, LoadOptions, Model, cmx, dpm, sims_mesh, sims_msh, skm};
 
 /// A Sims skin: one bone, one triangle of three vertices, no blends.
 const SKN: &str = "tri\r\nx\r\n1\r\nROOT\r\n1\r\n0 1 2\r\n1\r\n0 0 3 -1 0\r\n3\r\n0 0\r\n1 0\r\n\
@@ -32,6 +32,7 @@ fn files() -> Vec<(Format, Vec<u8>)> {
         (Format::Skp, skm::write_skp(&rig).unwrap()),
         (Format::SimsSkn, SKN.as_bytes().to_vec()),
         (Format::SimsBmf, sims_mesh::write_bmf(&skin).unwrap()),
+        (Format::SimsMsh, sims_msh::write_msh(&skin).unwrap()),
         (Format::SimsCmx, CMX.as_bytes().to_vec()),
         (Format::SimsBcf, cmx::write_bcf(&skeleton).unwrap()),
     ]
@@ -40,7 +41,7 @@ fn files() -> Vec<(Format, Vec<u8>)> {
 #[test]
 fn every_format_refuses_a_model_over_the_memory_limit() {
     let files = files();
-    assert_eq!(files.len(), 7);
+    assert_eq!(files.len(), 8);
     for (format, bytes) in &files {
         let model = Model::load(bytes, &options(*format, 0))
             .unwrap_or_else(|e| panic!("{}: {e}", format.name()));

@@ -22,6 +22,7 @@ pub const WRITERS: &[(Format, Writer)] = &[
     (Format::Skp, ossa::skm::write_skp),
     (Format::SimsSkn, ossa::sims_mesh::write_skn),
     (Format::SimsBmf, ossa::sims_mesh::write_bmf),
+    (Format::SimsMsh, ossa::sims_msh::write_msh),
     (Format::SimsCmx, ossa::cmx::write_cmx),
     (Format::SimsBcf, ossa::cmx::write_bcf),
     (Format::Mm2Skel, ossa::mm2::write_skel),

@@ -40,6 +40,7 @@ class Format(enum.IntEnum):
     MM2_MOD = 11
     GLB = 12
     GLTF = 13
+    SIMS_MSH = 14
 
     @property
     def c_name(self) -> str:
@@ -72,6 +73,7 @@ _EXTENSIONS = [
     (".skp", Format.SKP),
     (".skn", Format.SIMS_SKN),
     (".bmf", Format.SIMS_BMF),
+    (".msh", Format.SIMS_MSH),
     (".bcf", Format.SIMS_BCF),
     (".cmx", Format.SIMS_CMX),
     (".skel", Format.MM2_SKEL),

@@ -46,6 +46,8 @@ def test_formats_match_the_header() -> None:
     assert ossa.Format.from_path("a/b.cmx.bcf") is ossa.Format.SIMS_BCF
     assert ossa.Format.parse("dmf-json") is ossa.Format.DMF_JSON
     assert ossa.Format.parse("skn") is ossa.Format.SIMS_SKN
+    assert ossa.Format.from_path("xskin-colonel-HEAD-HEAD.msh") is ossa.Format.SIMS_MSH
+    assert ossa.Format.SIMS_MSH.c_name == "OSSA_FORMAT_SIMS_MSH"
 
 
 def test_zombie_bones_meshes_and_scenes(zombie_path: Path) -> None:

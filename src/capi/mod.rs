@@ -108,6 +108,8 @@ pub enum ossa_format {
     OSSA_FORMAT_GLB = 12,
     /// glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
     OSSA_FORMAT_GLTF = 13,
+    /// The Sims 1998 prototype's binary mesh (.msh); its bone is named by its file name
+    OSSA_FORMAT_SIMS_MSH = 14,
 }
 
 // The C structs and the Rust ones they are read as must share a layout, and the C constants

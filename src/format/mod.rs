@@ -17,6 +17,7 @@ pub mod gltf;
 mod json;
 pub mod mm2;
 pub mod sims_mesh;
+pub mod sims_msh;
 pub mod skill_bin;
 pub mod skm;
 mod text;
@@ -52,10 +53,12 @@ pub enum Format {
     Glb = 12,
     /// glTF 2.0, JSON with its buffer and images embedded as data URIs (saving only).
     Gltf = 13,
+    /// The Sims 1998 prototype's binary mesh (`.msh`).
+    SimsMsh = 14,
 }
 
 impl Format {
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Auto,
         Format::Dpm,
         Format::Skm,
@@ -70,6 +73,7 @@ impl Format {
         Format::Mm2Mod,
         Format::Glb,
         Format::Gltf,
+        Format::SimsMsh,
     ];
 
     pub fn from_u32(v: u32) -> Option<Format> {
@@ -93,6 +97,7 @@ impl Format {
             Format::Mm2Mod => "MM2 MOD",
             Format::Glb => "glTF binary",
             Format::Gltf => "glTF",
+            Format::SimsMsh => "Sims MSH",
         }
     }
 
@@ -110,6 +115,8 @@ impl Format {
             Format::SimsSkn
         } else if ext(".bmf") {
             Format::SimsBmf
+        } else if ext(".msh") {
+            Format::SimsMsh
         } else if ext(".cmx.bcf") || ext(".bcf") {
             Format::SimsBcf
         } else if ext(".cmx") {
@@ -366,6 +373,11 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
         return Some(Format::Dmf);
     }
     let by_name = name.and_then(Format::from_extension);
+    // A BMF starts with its skin name's length byte, which could be 0xb2 followed by three
+    // bytes 0xb0: there the name decides.
+    if data.starts_with(sims_msh::MAGIC) && by_name != Some(Format::SimsBmf) {
+        return Some(Format::SimsMsh);
+    }
     // SKM and SKP share their magic; the name's extension tells them apart, and without one
     // the layout does: byte 20 is an SKM's mesh table offset or an SKP's bone table offset, and
     // only an SKP's tables lie past a 28-byte header and fit the data (skm::looks_like_skp).
@@ -427,6 +439,7 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
         Format::SimsBcf => cmx::read_bcf(data, checker, options.skeleton.as_deref()),
         Format::SimsSkn => sims_mesh::read_skn(data, checker),
         Format::SimsBmf => sims_mesh::read_bmf(data, checker),
+        Format::SimsMsh => sims_msh::read_msh(data, checker, options.name.as_deref()),
         Format::Mm2Skel => mm2::read_skel(data, checker),
         Format::Mm2Mod => mm2::read_mod(data, checker),
         Format::Dmf => dmf::read_binary(data, checker),

@@ -69,13 +69,13 @@ const COST_VECTOR: u64 = 24;
 
 /// Where a problem lies: a line of an SKN or a byte of a BMF.
 #[derive(Clone, Copy, Debug)]
-enum Loc {
+pub(super) enum Loc {
     Line(u32),
     Byte(u64),
 }
 
 impl Loc {
-    fn mark(self, e: Error) -> Error {
+    pub(super) fn mark(self, e: Error) -> Error {
         match self {
             Loc::Line(n) => e.on_line(n),
             Loc::Byte(at) => e.at(at),
@@ -571,7 +571,7 @@ fn uncovered(owner: &[u32], (items, item): (&str, &str), at: Loc, ck: &mut Check
 }
 
 /// Replaces NaN and infinity by 0 after reporting them.
-fn finite<const N: usize>(
+pub(super) fn finite<const N: usize>(
     values: &mut [f32; N],
     at: impl Fn(u64) -> Loc,
     what: impl FnOnce() -> String,
@@ -773,12 +773,7 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
         })?);
     }
 
-    // "x" is how the files say "no texture".
-    let shader = if texture.as_bytes().eq_ignore_ascii_case(b"x") {
-        Name::empty()
-    } else {
-        texture
-    };
+    let shader = shader_of(texture);
     let mut parts = ModelParts::new(format);
     parts.meshes.push(MeshParts {
         name,
@@ -795,6 +790,24 @@ fn build(raw: Raw, format: Format, ck: &mut Checker) -> Result<ModelParts> {
     parts.handedness = -1;
     parts.unbound = Some(BoneSlots::ByName(bones));
     Ok(parts)
+}
+
+/// The mesh's shader for a stored texture name: "x" is how the files say "no texture".
+pub(super) fn shader_of(texture: Name) -> Name {
+    if texture.as_bytes().eq_ignore_ascii_case(b"x") {
+        Name::empty()
+    } else {
+        texture
+    }
+}
+
+/// The texture name to store for a mesh's shader: "x" when it has none.
+pub(super) fn texture_of(shader: &Name) -> Name {
+    if shader.is_empty() {
+        Name::from("x")
+    } else {
+        shader.clone()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1058,7 +1071,7 @@ fn number(x: f32, what: impl FnOnce() -> String) -> Result<String> {
     exact_text(x).ok_or_else(|| Error::invalid_argument(format!("{}: {x} is not finite", what())))
 }
 
-fn to_u32(n: usize, what: &str) -> Result<u32> {
+pub(super) fn to_u32(n: usize, what: &str) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::limit(format!("{n} {what} do not fit 32 bits")))
 }
 
@@ -1181,12 +1194,9 @@ pub fn write_bmf(model: &Model) -> Result<Vec<u8>> {
         }),
     );
     put_pascal(&mut out, mesh.name(), || "the skin name".into())?;
-    let texture = if mesh.shader().is_empty() {
-        Name::from("x")
-    } else {
-        mesh.shader().clone()
-    };
-    put_pascal(&mut out, &texture, || "the texture name".into())?;
+    put_pascal(&mut out, &texture_of(mesh.shader()), || {
+        "the texture name".into()
+    })?;
     put_u32::<Le>(&mut out, to_u32(plan.bones.len(), "bones")?);
     for (i, bone) in plan.bones.iter().enumerate() {
         put_pascal(&mut out, bone, || format!("bone {i}'s name"))?;

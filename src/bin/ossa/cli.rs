@@ -61,7 +61,7 @@ pub enum Command {
     /// Write a model in another format: glTF, or one ossa reads
     #[command(
         long_about = "Write a model in another format: glTF (.glb, .gltf) or one ossa reads \
-                      (.dpm .skm .skp .skn .bmf .cmx .bcf .skel .mod .dmf); the format is \
+                      (.dpm .skm .skp .skn .bmf .msh .cmx .bcf .skel .mod .dmf); the format is \
                       OUTPUT's extension or --to.\n\n\
                       Several inputs, directories (their model files) or quoted patterns (* \
                       and ? in the last part) are each written as DIR/STEM.EXT with -o DIR \
@@ -147,7 +147,7 @@ pub struct ConvertArgs {
     pub skills: Option<Vec<String>>,
     /// Dress a Sims character in suit NAME: the skeleton is --skeleton's or INPUT's; the suit
     /// INPUT's, or NAME.cmx or NAME.bcf beside INPUT or in a --search directory, as is each
-    /// skin's MESH.skn or MESH.bmf
+    /// skin's MESH.skn, MESH.bmf or MESH.msh
     #[arg(long, value_name = "NAME")]
     pub suit: Option<String>,
     /// Another directory for suit and mesh files (repeatable)

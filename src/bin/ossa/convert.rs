@@ -202,13 +202,15 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
     // Only the mesh formats that name or number their bones keep meshes without a skeleton.
     let keeps_unbound = matches!(
         job.target,
-        Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::Mm2Mod
+        Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::SimsMsh | Format::Mm2Mod
     );
     if model.unbound().is_some() && (!keeps_unbound || !job.skills.is_empty()) {
         let which = match model.format() {
             Format::Skm => "its SKP",
             Format::Mm2Mod => "its .skel",
-            Format::SimsSkn | Format::SimsBmf => "a Sims CMX or BCF skeleton (adult-skeleton.cmx)",
+            Format::SimsSkn | Format::SimsBmf | Format::SimsMsh => {
+                "a Sims CMX or BCF skeleton (adult-skeleton.cmx)"
+            }
             _ => "a skeleton file",
         };
         return Err(ossa::Error::invalid_argument(format!(
@@ -306,13 +308,15 @@ fn dress(input: &Path, suit: &str, job: &Job) -> Result<Model, ossa::Error> {
     let suits = suit_file.as_ref().unwrap_or(&loaded).suits();
     let character = ossa::assemble::with_suits(skeleton, suits)?;
     ossa::assemble::dress(&character, suit, &mut |mesh: &str| {
-        let names = [".skn", ".bmf"].map(|e| format!("{mesh}{e}"));
+        // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
+        let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
         match find_file(&dirs, &names) {
             Some(path) => Model::load_file(&path, &side),
             None => Err(ossa::Error::not_found(format!(
-                "no {} or {} in {}",
+                "no {}, {} or {} in {}",
                 names[0],
                 names[1],
+                names[2],
                 shown_dirs(&dirs)
             ))),
         }
@@ -361,6 +365,7 @@ fn extension(format: Format) -> &'static str {
         Format::Skp => "skp",
         Format::SimsSkn => "skn",
         Format::SimsBmf => "bmf",
+        Format::SimsMsh => "msh",
         Format::SimsCmx => "cmx",
         Format::SimsBcf => "bcf",
         Format::Mm2Skel => "skel",
@@ -459,7 +464,7 @@ fn expand_inputs(args: &[String]) -> (Vec<PathBuf>, Vec<(String, ossa::Error)>) 
             failed.push((
                 arg.clone(),
                 ossa::Error::not_found(format!(
-                    "{place} no model file (.dpm .skm .skn .bmf .cmx .bcf .skel .mod .dmf)"
+                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf)"
                 )),
             ));
         }

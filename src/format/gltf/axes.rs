@@ -33,7 +33,11 @@ impl Axes {
                 from: [1, 2, 0],
                 sign: [1.0, 1.0, 1.0],
             },
-            Format::SimsSkn | Format::SimsBmf | Format::SimsCmx | Format::SimsBcf => Axes {
+            Format::SimsSkn
+            | Format::SimsBmf
+            | Format::SimsMsh
+            | Format::SimsCmx
+            | Format::SimsBcf => Axes {
                 from: [0, 1, 2],
                 sign: [-1.0, 1.0, 1.0],
             },
