@@ -17,7 +17,8 @@
 )]
 
 use crate::error::{Error, Result};
-use crate::model::{Mesh, MeshParts, Model, Suit};
+use crate::format::Format;
+use crate::model::{BoneSlots, Mesh, MeshParts, Model, Name, Suit};
 
 /// The suits of `suits_from` added to `skeleton`, which keeps its own (a suit of the same name,
 /// ignoring ASCII case, is not added twice): for a suit file that lists outfits but has no
@@ -36,7 +37,8 @@ pub fn with_suits(skeleton: &Model, suits: &[Suit]) -> Result<Model> {
 
 /// The character wearing the suit named `suit` (ASCII case ignored) of `character.suits()`: each
 /// skin's mesh, given by `find_mesh(mesh_name)` (a model whose meshes wait for a skeleton, as a
-/// Sims SKN or BMF loads), bound to the character's skeleton with [`Model::bind`], and all of
+/// Sims SKN, BMF or MSH loads; an MSH hangs on the skin's bone, which it does not name itself),
+/// bound to the character's skeleton with [`Model::bind`], and all of
 /// them made one model with [`merge_meshes`]: the skeleton, its frames and scenes, the
 /// character's suits, and the meshes in the order the suit lists its skins, with their names.
 ///
@@ -86,6 +88,7 @@ pub fn dress(
             )
         };
         let mesh = find_mesh(&mesh_name).map_err(|e| e.within(place()))?;
+        let mesh = on_skin_bone(mesh, &skin.bone).map_err(|e| e.within(place()))?;
         // A finder may hand back a mesh it bound to this very skeleton already.
         let bound = if mesh.unbound().is_none() && mesh.shares_skeleton(character) {
             mesh
@@ -95,6 +98,24 @@ pub fn dress(
         worn.push(bound);
     }
     merge_meshes(&worn)
+}
+
+/// `mesh` hung on `bone` when it is a 1998 Sims `.msh`, which does not hold the name of its bone:
+/// the suit's skin names it. (Its file name, `xskin-SUIT-BONE-PART`, repeats it, but suit and
+/// part names hold `-` too.) Any other mesh is returned as it is.
+fn on_skin_bone(mesh: Model, bone: &Name) -> Result<Model> {
+    match mesh.unbound() {
+        Some(BoneSlots::ByName(names))
+            if mesh.format() == Format::SimsMsh
+                && names.as_slice() != std::slice::from_ref(bone) =>
+        {
+            let mut parts = mesh.to_parts();
+            parts.unbound = Some(BoneSlots::ByName(vec![bone.clone()]));
+            parts.warnings = mesh.warnings().iter().map(|w| w.to_string()).collect();
+            Model::from_parts(parts)
+        }
+        _ => Ok(mesh),
+    }
 }
 
 /// One model of several bound to one skeleton (in memory: [`Model::shares_skeleton`]): the first
