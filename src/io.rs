@@ -9,9 +9,11 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 
@@ -33,7 +35,20 @@ pub trait FileSystem {
         within_limit(path, (*data).as_ref().len() as u64, max_bytes)?;
         Ok(data)
     }
+
+    /// The path of a file named as `path` is, ignoring ASCII case in every component, as
+    /// Windows (where The Sims ran, and whose files name each other so) would open it; None
+    /// when there is none, or the filesystem cannot tell (the provided version). ossa asks only
+    /// after `path` itself was not found, for Sims textures.
+    fn find_ignoring_case(&self, path: &str) -> Option<String> {
+        let _ = path;
+        None
+    }
 }
+
+/// The most entries of one directory looked at for a name that differs only in case: a
+/// directory of the game holds a few thousand files.
+const MAX_DIR_ENTRIES: usize = 1 << 16;
 
 /// `Limit` when a file of `size` bytes is more than `max_bytes`.
 pub(crate) fn within_limit(path: &str, size: u64, max_bytes: u64) -> Result<()> {
@@ -88,6 +103,48 @@ pub(crate) fn read_contained_at_most<'a>(
 #[derive(Clone, Debug)]
 pub struct DirFileSystem {
     root: PathBuf,
+    /// Directories listed for [`FileSystem::find_ignoring_case`], each once.
+    listings: Arc<Mutex<HashMap<PathBuf, Arc<Listing>>>>,
+}
+
+/// A directory's names: each exactly, and the first in byte order for its ASCII lower case.
+#[derive(Debug, Default)]
+struct Listing {
+    exact: HashSet<String>,
+    folded: HashMap<String, String>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> Listing {
+        let mut listing = Listing::default();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return listing;
+        };
+        for entry in entries.take(MAX_DIR_ENTRIES).flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let folded = listing
+                .folded
+                .entry(name.to_ascii_lowercase())
+                .or_insert_with(|| name.clone());
+            if name < *folded {
+                folded.clone_from(&name);
+            }
+            listing.exact.insert(name);
+        }
+        listing
+    }
+
+    fn find(&self, name: &str) -> Option<&str> {
+        match self.exact.get(name) {
+            Some(exact) => Some(exact),
+            None => self
+                .folded
+                .get(&name.to_ascii_lowercase())
+                .map(String::as_str),
+        }
+    }
 }
 
 /// The longest path followed, as Linux's PATH_MAX: longer ones name nothing the OS could open.
@@ -119,7 +176,10 @@ fn push_steps(pending: &mut Vec<Step>, path: &Path) -> std::result::Result<(), (
 
 impl DirFileSystem {
     pub fn new(root: impl Into<PathBuf>) -> DirFileSystem {
-        DirFileSystem { root: root.into() }
+        DirFileSystem {
+            root: root.into(),
+            listings: Arc::default(),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -240,6 +300,29 @@ impl FileSystem for DirFileSystem {
         let path = contained(path)?;
         Ok(Box::new(self.read_path(Path::new(path), max_bytes)?))
     }
+
+    /// Each component of `path` as the directory spells it: the exact name when there is one,
+    /// else the first in byte order that matches ignoring ASCII case. Only directories inside
+    /// the root are listed, each once (at most [`MAX_DIR_ENTRIES`] names of it); the path found is
+    /// then read as any other, links checked.
+    fn find_ignoring_case(&self, path: &str) -> Option<String> {
+        let path = contained(path).ok()?;
+        let mut found: Vec<String> = Vec::new();
+        for wanted in path.split('/').filter(|c| !c.is_empty() && *c != ".") {
+            let mut dir = self.root.clone();
+            dir.extend(&found);
+            let listing = {
+                let mut listings = self.listings.lock().ok()?;
+                Arc::clone(
+                    listings
+                        .entry(dir)
+                        .or_insert_with_key(|dir| Arc::new(Listing::read(dir))),
+                )
+            };
+            found.push(listing.find(wanted)?.to_owned());
+        }
+        Some(found.join("/"))
+    }
 }
 
 /// An opened OS file's bytes, refused with `Limit` before reading when its size is over
@@ -269,6 +352,40 @@ pub(crate) fn os_error(path: &Path, e: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_found_ignoring_case_inside_the_root_only() {
+        let root = std::env::temp_dir().join(format!("ossa-case-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("Textures")).unwrap();
+        for name in [
+            "Textures/CHeadE.png",
+            "Textures/cheade.PNG",
+            "Textures/x.png",
+            "a.png",
+        ] {
+            std::fs::write(root.join(name), name).unwrap();
+        }
+        let fs = DirFileSystem::new(&root);
+        let find = |p: &str| fs.find_ignoring_case(p);
+        // The exact name first, else the first in byte order of those that match.
+        assert_eq!(
+            find("Textures/cheade.PNG").as_deref(),
+            Some("Textures/cheade.PNG")
+        );
+        assert_eq!(
+            find("textures/CheadE.png").as_deref(),
+            Some("Textures/CHeadE.png")
+        );
+        assert_eq!(find("TEXTURES/X.PNG").as_deref(), Some("Textures/x.png"));
+        assert_eq!(find("./A.png").as_deref(), Some("a.png"));
+        assert_eq!(find("Textures/none.png"), None);
+        assert_eq!(find("../a.png"), None);
+        assert_eq!(find("/a.png"), None);
+        let data = fs.read(&find("textures/cheade.png").unwrap()).unwrap();
+        assert_eq!((*data).as_ref(), b"Textures/CHeadE.png");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn only_paths_inside_are_contained() {

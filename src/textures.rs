@@ -600,6 +600,19 @@ impl<'a> Finder<'a> {
                 Probe::Missing => {}
             }
         }
+        // The Sims ran on Windows, where a suit's `CheadE` opens `CHeadE.png`.
+        if search == Search::Sims && !unusable {
+            for path in &tried {
+                let Some(found) = fs.find_ignoring_case(path) else {
+                    continue;
+                };
+                match self.probe(fs, &found, name) {
+                    Probe::Image(i) => return Some(i),
+                    Probe::Unusable => unusable = true,
+                    Probe::Missing => {}
+                }
+            }
+        }
         if search == Search::Mm2 && !unusable {
             let tex = candidates(search, name, self.dir.as_deref(), Some(&["tex"]));
             if tex.iter().any(|p| exists(fs, p)) {

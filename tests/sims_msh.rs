@@ -699,27 +699,6 @@ fn every_corpus_file_loads_and_saves_byte_for_byte() {
     assert_eq!((layout.positions, layout.texcoords), (16, 16));
 }
 
-/// The (bone, mesh) pairs of the suits of the 1998 prototype's character files: their suits are
-/// laid out as no later file is, so read here line by line: a skin's mesh name (`xskin-...`)
-/// follows its bone's name.
-fn suit_pairs(text: &str) -> Vec<(String, String)> {
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    lines
-        .windows(2)
-        .filter(|w| w[1].to_ascii_lowercase().starts_with("xskin-"))
-        .map(|w| (w[0].to_string(), w[1].to_string()))
-        .collect()
-}
-
-/// A prototype character file's skeleton alone: its header and bones, then no suits and no
-/// skills (the prototype's suits are laid out as ossa's reader does not take).
-fn skeleton_of(text: &str) -> Model {
-    let lines: Vec<&str> = text.lines().collect();
-    let bones: usize = lines[4].trim().parse().unwrap();
-    let cut = lines[..5 + 6 * bones].join("\n") + "\n0\n0\n";
-    Model::load(cut.as_bytes(), &options(Format::SimsCmx)).unwrap()
-}
-
 /// The suits' skins pair a bone with each mesh; the mesh's file name gives that same bone.
 #[test]
 fn each_file_name_gives_the_bone_its_suit_lists() {
@@ -732,9 +711,9 @@ fn each_file_name_gives_the_bone_its_suit_lists() {
     let names = files_ending(&dir, &[".msh"]);
     let mut listed = std::collections::BTreeSet::new();
     for suit_file in files_ending(&dir, &[".cmx"]) {
-        let text =
-            String::from_utf8_lossy(&std::fs::read(dir.join(&suit_file)).unwrap()).into_owned();
-        for (bone, mesh) in suit_pairs(&text) {
+        let file = ossa::format::cmx::parse(&std::fs::read(dir.join(&suit_file)).unwrap()).unwrap();
+        let skins = file.suits.iter().flat_map(|s| &s.skins);
+        for (bone, mesh) in skins.map(|k| (k.bone.to_string(), k.name.to_string())) {
             let file = format!("{mesh}.msh");
             let Some(name) = names.iter().find(|n| n.eq_ignore_ascii_case(&file)) else {
                 continue;
@@ -749,9 +728,7 @@ fn each_file_name_gives_the_bone_its_suit_lists() {
     }
     assert_eq!(listed.len(), 262);
     // The other ten name a bone of the skeleton too.
-    let skeleton = skeleton_of(&String::from_utf8_lossy(
-        &std::fs::read(dir.join("colonelsuit.CMX")).unwrap(),
-    ));
+    let skeleton = Model::load_file(dir.join("colonelsuit.CMX"), &LoadOptions::default()).unwrap();
     for name in names.iter().filter(|n| !listed.contains(*n)) {
         let bone = sims_msh::bone_of_file_name(name).unwrap();
         assert!(skeleton.find_bone(bone).is_some(), "{name}: {bone}");
@@ -765,9 +742,7 @@ fn the_colonel_stands_on_the_floor() {
     let Some(dir) = corpus_subdir("sims/proto1998", "the_colonel_stands_on_the_floor") else {
         return;
     };
-    let skeleton = skeleton_of(&String::from_utf8_lossy(
-        &std::fs::read(dir.join("colonelsuit.CMX")).unwrap(),
-    ));
+    let skeleton = Model::load_file(dir.join("colonelsuit.CMX"), &LoadOptions::default()).unwrap();
     let (mut low, mut high) = (f32::MAX, f32::MIN);
     let mut head_low = f32::MAX;
     let names: Vec<String> = files_ending(&dir, &[".msh"])
@@ -804,8 +779,8 @@ fn an_untextured_bmf_converts_to_msh_and_back() {
     assert_eq!(back.meshes()[0].shader(), &Name::from("skin"));
 }
 
-/// A mesh's texture is `Textures/NAME.png` beside it, as the prototype keeps them. Exact-case
-/// names and lower case are tried, as for the other Sims meshes.
+/// A mesh's texture is `Textures/NAME.png` beside it, as the prototype keeps them; names that
+/// differ from the file's only in case find it, as on the game's filesystem.
 #[cfg(feature = "gltf")]
 #[test]
 fn the_colonels_textures_are_found_in_textures_beside_the_meshes() {
@@ -839,9 +814,9 @@ fn the_colonels_textures_are_found_in_textures_beside_the_meshes() {
         }
     }
     eprintln!("colonel: {found} of {} textures found", names.len());
-    // The other three name `CheadE` (the file is `CHeadE.png`: the names differ in case, which
-    // the game's filesystem ignored) and `CneckF` (only `CneckE.png` exists).
-    assert_eq!(found, 26);
+    // Two name `CheadE`, found as `CHeadE.png` (the game's filesystem ignored case); the last
+    // names `CneckF`, and only `CneckE.png` exists.
+    assert_eq!(found, 28);
 }
 
 /// The optimiser's new vertex and triangle order carries the file's layout along: the mesh it
