@@ -354,6 +354,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::unwrap_used)]
     fn names_are_found_ignoring_case_inside_the_root_only() {
         let root = std::env::temp_dir().join(format!("ossa-case-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);

@@ -72,16 +72,25 @@ fn has_attribute(json: &Value, name: &str) -> bool {
 }
 
 /// The `min` and `max` of the first mesh's POSITION accessor.
+/// The bounds of every mesh's positions, from their accessors.
 fn position_bounds(json: &Value) -> ([f64; 3], [f64; 3]) {
-    let index = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
-        .as_u64()
-        .unwrap() as usize;
-    let accessor = &json["accessors"][index];
-    let v3 = |key: &str| -> [f64; 3] {
-        let a = accessor[key].as_array().unwrap();
-        [0, 1, 2].map(|i| a[i].as_f64().unwrap())
-    };
-    (v3("min"), v3("max"))
+    let mut bounds = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for mesh in json["meshes"].as_array().unwrap() {
+        let index = mesh["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap() as usize;
+        let accessor = &json["accessors"][index];
+        let v3 = |key: &str| -> [f64; 3] {
+            let a = accessor[key].as_array().unwrap();
+            [0, 1, 2].map(|i| a[i].as_f64().unwrap())
+        };
+        let (lo, hi) = (v3("min"), v3("max"));
+        for k in 0..3 {
+            bounds.0[k] = bounds.0[k].min(lo[k]);
+            bounds.1[k] = bounds.1[k].max(hi[k]);
+        }
+    }
+    bounds
 }
 
 fn bone_names(model: &Model) -> Vec<String> {
@@ -750,5 +759,57 @@ fn a_skeleton_binds_every_input_waiting_for_one() {
             .contains("--skeleton not used: the model has its skeleton already"),
         "{}",
         run.stderr
+    );
+}
+
+/// The 1998 prototype's colonel, as the command puts him together: his suit file's
+/// skeleton and suit, 21 `.msh` parts found beside it, their images in `Textures/` (names
+/// ignoring case, as on Windows), and the greeting skill from its `.bin`.
+#[test]
+fn corpus_1998_colonel_converts_with_his_textures_and_a_skill() {
+    let Some(sims) = corpus("sims") else {
+        return;
+    };
+    let proto = sims.join("proto1998");
+    let dir = TempDir::new("cli", "colonel");
+    let out = dir.path("colonel.glb");
+    let run = ossa(
+        &proto,
+        &[
+            "convert",
+            "colonelsuit.CMX",
+            "--suit",
+            "colonel",
+            "--skills",
+            "adult-greet01.cmx",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let json = glb_file(&out);
+    let meshes = names(&json, "meshes");
+    assert_eq!(meshes.len(), 21);
+    assert_eq!(meshes[0], "xskin-colonel-PELVIS-HIP");
+    assert_eq!(meshes[20], "xskin-colonel-L_FOOT-FOOTR");
+    assert_eq!(joint_names(&json).len(), 25);
+    assert_eq!(names(&json, "animations"), ["adult-greet01"]);
+    // Every part drawn with its image: 14 distinct PNGs, among them the head's `CHeadE.png`.
+    let images = json["images"].as_array().unwrap();
+    assert_eq!(images.len(), 14);
+    assert!(images.iter().all(|i| i["mimeType"] == "image/png"));
+    assert!(
+        json["meshes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| { m["primitives"][0]["material"].is_u64() })
+    );
+    // glTF is y up, as the Sims files are: he stands on the floor, about 5.5 units tall.
+    let (min, max) = position_bounds(&json);
+    assert!(
+        min[1].abs() < 0.01 && (max[1] - 5.47).abs() < 0.01,
+        "{min:?} {max:?}"
     );
 }

@@ -282,6 +282,29 @@ fn textured_tube() -> (Model, ModelTextures) {
     (model, textures)
 }
 
+/// The 1998 prototype's colonel: his suit file's skeleton wearing its suit of 21 `.msh` parts,
+/// greeting (the skill's numbers from its `.bin`), with the images of `Textures/`.
+fn colonel_1998(corpus: &Path) -> Option<(Model, ModelTextures)> {
+    let dir = corpus.join("sims/proto1998");
+    if !dir.is_dir() {
+        eprintln!(
+            "{} is missing; the 1998 colonel is not exported",
+            dir.display()
+        );
+        return None;
+    }
+    let suit_file = dir.join("colonelsuit.CMX");
+    let character = load(&suit_file);
+    let colonel = ossa::assemble::dress(&character, "colonel", &mut |mesh| {
+        Model::load_file(dir.join(format!("{mesh}.msh")), &LoadOptions::default())
+    })
+    .unwrap()
+    .with_skills_file(dir.join("adult-greet01.cmx"), &LoadOptions::default())
+    .unwrap();
+    let textures = ossa::textures::find_textures_beside(&colonel, &suit_file, None, 0).unwrap();
+    Some((colonel, textures))
+}
+
 /// The Sims corpus: both skeletons alone, every mesh on the adult skeleton (or, where a bone
 /// it names is not there, the child's), and the hipster suit's two skins dressed on the adult.
 fn sims_corpus(corpus: &Path) -> Vec<(String, Model)> {
@@ -378,6 +401,14 @@ fn exports_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
         json!([{ "name": "tube.dpm_0" }, { "name": "tube.dpm_1" }])
     );
     written.push("tube_textured".to_owned());
+    if let Some((colonel, textures)) = colonel_1998(&corpus_dir()) {
+        let name = "sims1998_colonel_greet01";
+        let doc = glb_json(&write_case(&dir, name, &colonel, 0, Some(&textures)).bytes);
+        assert_eq!(doc["images"].as_array().unwrap().len(), 14);
+        assert_eq!(doc["meshes"].as_array().unwrap().len(), 21);
+        assert_eq!(doc["animations"][0]["name"], "adult-greet01");
+        written.push(name.to_owned());
+    }
     for (name, model) in cases() {
         let full = write_case(&dir, &name, &model, 0, None);
         written.push(name.clone());
