@@ -121,7 +121,7 @@ fn a_cfp_wins_over_a_bin() {
 }
 
 #[test]
-fn a_bin_of_the_wrong_size_is_malformed_naming_it() {
+fn a_bin_of_the_wrong_size_is_refused_naming_it() {
     let (t, r) = nod_values();
     let mut fs = MemoryFs::default();
     fs.add("anims/nod.cmx", nod_200());
@@ -131,11 +131,11 @@ fn a_bin_of_the_wrong_size_is_malformed_naming_it() {
     let e = tiny_skeleton()
         .with_skills_file("anims/nod.cmx", &through(&fs))
         .unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Malformed);
+    assert_eq!(e.code(), ErrorCode::Truncated);
     assert_eq!(
         e.to_string(),
         "xskill-nod.bin: skill nod: 87 bytes, where the skill's 2 translations and 4 \
-         rotations take 88 (12 and 16 bytes each)"
+         rotations take 88 (12 and 16 bytes each) at byte 0x57"
     );
     // A NaN, at its byte.
     let mut fs = MemoryFs::default();
@@ -339,11 +339,14 @@ fn truncated_or_flipped_bins_fail_cleanly_or_play_finite_poses() {
     };
     for len in 0..data.len() {
         let e = play(data[..len].to_vec()).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::Malformed, "{len} bytes: {e}");
+        assert_eq!(e.code(), ErrorCode::Truncated, "{len} bytes: {e}");
+        assert_eq!(e.detail().offset, Some(len as u64), "{e}");
     }
     let mut longer = data.clone();
     longer.push(0);
-    assert_eq!(play(longer).unwrap_err().code(), ErrorCode::Malformed);
+    let e = play(longer).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed);
+    assert_eq!(e.detail().offset, Some(data.len() as u64), "{e}");
     let (mut played, mut refused) = (0, 0);
     for bit in 0..data.len() * 8 {
         let mut flipped = data.clone();

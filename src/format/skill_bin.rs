@@ -38,8 +38,9 @@ pub fn size_of(translations: u32, rotations: u32) -> u64 {
 
 /// The translations and rotations of a `.bin` holding `translations` and `rotations`.
 ///
-/// Errors: `Malformed` when the size is not exactly theirs (both sizes and counts named), for a
-/// value that is NaN or infinite and for a rotation of no length (each at its byte).
+/// Errors: `Truncated` at its end for a file shorter than its counts take, `Malformed` at the
+/// first byte after them for a longer one (both sizes and counts named); `Malformed` for a value
+/// that is NaN or infinite and for a rotation of no length (each at its byte).
 #[allow(clippy::type_complexity)]
 pub fn decode_skill(
     data: &[u8],
@@ -47,12 +48,17 @@ pub fn decode_skill(
     rotations: u32,
 ) -> Result<(Vec<[f32; 3]>, Vec<[f32; 4]>)> {
     let need = size_of(translations, rotations);
-    if data.len() as u64 != need {
-        return Err(Error::malformed(format!(
-            "{} bytes, where the skill's {translations} translations and {rotations} rotations \
-             take {need} (12 and 16 bytes each)",
-            data.len()
-        )));
+    let size = data.len() as u64;
+    if size != need {
+        let what = format!(
+            "{size} bytes, where the skill's {translations} translations and {rotations} \
+             rotations take {need} (12 and 16 bytes each)"
+        );
+        return Err(if size < need {
+            Error::truncated(what).at(size)
+        } else {
+            Error::malformed(what).at(need)
+        });
     }
     // The size matched, so both lists are in the data and their lengths fit usize.
     let (t, r) = data.split_at((translations as usize).saturating_mul(12));
@@ -129,11 +135,15 @@ mod tests {
     fn wrong_size_and_bad_values() {
         let data = encode_skill(&[[1.0, 2.0, 3.0]], &[[0.0, 0.0, 0.0, 1.0]]);
         let e = decode_skill(&data, 1, 2).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::Malformed);
+        assert_eq!(e.code(), ErrorCode::Truncated);
+        assert_eq!(e.detail().offset, Some(28));
         assert_eq!(
-            e.to_string(),
+            e.detail().message,
             "28 bytes, where the skill's 1 translations and 2 rotations take 44 (12 and 16 bytes each)"
         );
+        let e = decode_skill(&data, 1, 0).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Malformed);
+        assert_eq!(e.detail().offset, Some(12));
         let data = encode_skill(&[[1.0, f32::NAN, 3.0]], &[[0.0, 0.0, 0.0, 1.0]]);
         let e = decode_skill(&data, 1, 1).unwrap_err();
         assert_eq!(e.detail().offset, Some(4));
