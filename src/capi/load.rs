@@ -450,8 +450,9 @@ pub unsafe extern "C" fn ossa_model_bind(
 /// OSSA_ERR_MISMATCH: `model` has no skeleton (meshes waiting for ossa_model_bind), or no motion
 /// of a skill names one of its bones. OSSA_ERR_INVALID_ARGUMENT: the file holds no skills, or a
 /// skill's animation name points outside the directory (absolute, `..`; it is never read).
-/// OSSA_ERR_NOT_FOUND: a retail skill's CFP is missing; the message names it. OSSA_ERR_MALFORMED:
-/// a `.bin` whose size is not 12 bytes a translation and 16 a rotation. Motions for bones
+/// OSSA_ERR_NOT_FOUND: a retail skill's CFP is missing; the message names it.
+/// OSSA_ERR_TRUNCATED or _MALFORMED: a `.bin` shorter or longer than 12 bytes a translation and
+/// 16 a rotation. Motions for bones
 /// `model` lacks are skipped with a warning.
 ///
 /// # Safety
