@@ -350,6 +350,45 @@ fn a_skill_file_lists_its_skills() {
         run.stdout
     );
     assert!(NOD.contains("ANIMATION"));
+
+    // A version 200 skill reads a `.bin` where there is no CFP, and without either has no frames.
+    dir.write(
+        "old.cmx",
+        nod("nod", "xskill-nod", "CHEST").replace("version 300", "version 200"),
+    );
+    let run = ossa(&dir.0, &["info", "old.cmx"]);
+    assert!(
+        run.line("0 nod:").ends_with(
+            "in xskill-nod.cfp or xskill-nod.bin (neither beside the file: it plays without frames)"
+        ),
+        "{}",
+        run.stdout
+    );
+    dir.write("xskill-nod.bin", vec![0u8; 2 * 12 + 4 * 16]);
+    let run = ossa(&dir.0, &["info", "old.cmx"]);
+    assert!(
+        run.line("0 nod:").ends_with("22 values in xskill-nod.bin"),
+        "{}",
+        run.stdout
+    );
+    let run = ossa(&dir.0, &["info", "--json", "old.cmx"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["skills"][0]["numbers"], "xskill-nod.bin");
+    assert_eq!(json["skills"][0]["cfp_found"], false);
+    // The `.bin` itself, with the skill that reads it and whether its size is the skill's.
+    let run = ossa(&dir.0, &["info", "xskill-nod.bin"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.line("88 bytes"), "  88 bytes, 22 floats");
+    assert_eq!(
+        run.line("nod in ./old.cmx"),
+        "  nod in ./old.cmx: 2 motions, 4 frames over 0.133 s; 2 translations, 4 rotations: \
+         exactly its size"
+    );
+    dir.write("xskill-nod.bin", vec![0u8; 80]);
+    let run = ossa(&dir.0, &["info", "--json", "xskill-nod.bin"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["bytes"], 80);
+    assert_eq!(json["skills"][0]["bytes_needed"], 88);
 }
 
 #[test]

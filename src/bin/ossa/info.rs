@@ -18,6 +18,9 @@ pub fn info(args: &InfoArgs, options: &LoadOptions<'static>) -> Result<ExitCode,
     if options.format == Format::Auto && has_extension(file, ".cfp") {
         return cfp_info(file, args.json);
     }
+    if options.format == Format::Auto && has_extension(file, ".bin") {
+        return bin_info(file, args.json);
+    }
     // Through the path, so that sidecar files (skeletons, scene lists) are found beside it.
     let model = Model::load_file(file, options)?;
     let skills = if matches!(model.format(), Format::SimsCmx | Format::SimsBcf) {
@@ -128,13 +131,18 @@ struct SkillSummary {
     values: u64,
     /// The CFP beside the file, when there.
     cfp: Option<PathBuf>,
+    /// Where the numbers are: the CFP, else (a version 200 skill's) `ANIMATION.bin`; None when
+    /// neither is beside the file.
+    numbers: Option<String>,
+    prototype: bool,
 }
 
 /// The rate the game plays a skill without a usable duration at (its 33.3 ms frame).
 const DEFAULT_SKILL_FPS: f32 = 30.0;
 
 impl SkillSummary {
-    fn new(skill: &ossa::cmx::Skill, dir: &Path) -> SkillSummary {
+    /// `prototype`: the skill is a version 200 file's, whose numbers may be a `.bin`.
+    fn new(skill: &ossa::cmx::Skill, dir: &Path, prototype: bool) -> SkillSummary {
         let frames = skill
             .motions
             .iter()
@@ -150,11 +158,20 @@ impl SkillSummary {
         };
         let name = skill.name.to_string();
         let animation = skill.animation.to_string();
+        let cfp = find_beside(dir, &format!("{animation}.cfp"));
+        let bin = format!("{animation}.bin");
+        let numbers = match &cfp {
+            Some(_) => Some(format!("{animation}.cfp")),
+            None if prototype && find_beside(dir, &bin).is_some() => Some(bin),
+            None => None,
+        };
         SkillSummary {
             // Nothing in the files says whether a skill loops; Maxis names every looping one
             // `...loop`, and the library goes by that too.
             looping: name.to_ascii_lowercase().contains("loop"),
-            cfp: find_beside(dir, &format!("{animation}.cfp")),
+            cfp,
+            numbers,
+            prototype,
             name,
             animation,
             motions: skill.motions.len(),
@@ -174,8 +191,12 @@ impl SkillSummary {
     }
 
     fn line(&self) -> String {
-        let cfp = match &self.cfp {
-            Some(_) => format!("{}.cfp", self.animation),
+        let cfp = match &self.numbers {
+            Some(file) => file.clone(),
+            None if self.prototype => format!(
+                "{0}.cfp or {0}.bin (neither beside the file: it plays without frames)",
+                self.animation
+            ),
             None => format!("{}.cfp (not beside the file)", self.animation),
         };
         format!(
@@ -207,6 +228,7 @@ impl SkillSummary {
             "distance": num(self.distance),
             "cfp": format!("{}.cfp", self.animation),
             "cfp_found": self.cfp.is_some(),
+            "numbers": self.numbers,
             "translations": self.translations,
             "rotations": self.rotations,
             "values": self.values,
@@ -245,7 +267,7 @@ fn skills_of(file: &str) -> Result<Vec<SkillSummary>, ossa::Error> {
     Ok(character
         .skills
         .iter()
-        .map(|s| SkillSummary::new(s, &dir))
+        .map(|s| SkillSummary::new(s, &dir, character.version == Some(200)))
         .collect())
 }
 
@@ -617,30 +639,13 @@ fn cfp_info(file: &str, as_json: bool) -> Result<ExitCode, ossa::Error> {
     let bytes = read(file)?;
     let count = ossa::cfp::count_values(&bytes)?;
     let values = ossa::cfp::decode(&bytes, count)?;
-    let range = values
-        .iter()
-        .fold(None, |r: Option<(f32, f32)>, &v| match r {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        });
-    let stem = Path::new(file)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = stem
-        .get(..stem.len().saturating_sub(".cfp".len()))
-        .unwrap_or(&stem);
-    let readers = skills_reading(&dir_of(file), stem);
+    let range = value_range(values.iter().copied());
+    let stem = stem_of(file, ".cfp");
+    let readers = skills_reading(&dir_of(file), &stem);
 
     let mut out = std::io::stdout().lock();
     if as_json {
-        let skills: Vec<Value> = (readers.iter())
-            .map(|(path, skill)| {
-                let mut json = skill.json();
-                json["file"] = Value::from(path.display().to_string());
-                json
-            })
-            .collect();
+        let skills = readers_json(&readers, |_, _| {});
         let json = json!({
             "file": file,
             "format": "Sims CFP",
@@ -658,32 +663,126 @@ fn cfp_info(file: &str, as_json: bool) -> Result<ExitCode, ossa::Error> {
     if let Some((lo, hi)) = range {
         say!(out, "  values from {lo} to {hi}");
     }
+    say_readers(&mut out, &readers, &format!("{stem}.cfp"), |skill| {
+        if skill.values == count as u64 {
+            "all the values".to_owned()
+        } else {
+            format!("{} values, but the CFP holds {count}", skill.values)
+        }
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lowest and highest of the finite `values`.
+fn value_range(values: impl Iterator<Item = f32>) -> Option<(f32, f32)> {
+    (values.filter(|v| v.is_finite())).fold(None, |r, v| match r {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// The file name of `file` without `extension`.
+fn stem_of(file: &str, extension: &str) -> String {
+    let name = Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.get(..name.len().saturating_sub(extension.len()));
+    stem.unwrap_or(&name).to_owned()
+}
+
+/// The skills reading a numbers file, for JSON: each with its character file, and what `add`
+/// puts in.
+fn readers_json(
+    readers: &[(PathBuf, SkillSummary)],
+    add: impl Fn(&SkillSummary, &mut Value),
+) -> Vec<Value> {
+    (readers.iter())
+        .map(|(path, skill)| {
+            let mut json = skill.json();
+            json["file"] = Value::from(path.display().to_string());
+            add(skill, &mut json);
+            json
+        })
+        .collect()
+}
+
+/// The skills reading the numbers file `numbers`, a line each ending in how the file fits it.
+fn say_readers(
+    out: &mut impl Write,
+    readers: &[(PathBuf, SkillSummary)],
+    numbers: &str,
+    fit: impl Fn(&SkillSummary) -> String,
+) {
     if readers.is_empty() {
         say!(
             out,
-            "  no character file beside it has a skill that reads {stem}.cfp"
+            "  no character file beside it has a skill that reads {numbers}"
         );
-    } else {
-        say!(out, "skills reading it:");
-        for (path, skill) in &readers {
-            let fit = if skill.values == count as u64 {
-                "all the values".to_owned()
-            } else {
-                format!("{} values, but the CFP holds {count}", skill.values)
-            };
-            say!(
-                out,
-                "  {} in {}: {}, {} over {:.3} s; {} translations, {} rotations: {fit}",
-                skill.name,
-                path.display(),
-                plural(skill.motions, "motion", "motions"),
-                plural(skill.frames as usize, "frame", "frames"),
-                skill.duration_ms / 1000.0,
-                skill.translations,
-                skill.rotations
-            );
-        }
+        return;
     }
+    say!(out, "skills reading it:");
+    for (path, skill) in readers {
+        say!(
+            out,
+            "  {} in {}: {}, {} over {:.3} s; {} translations, {} rotations: {}",
+            skill.name,
+            path.display(),
+            plural(skill.motions, "motion", "motions"),
+            plural(skill.frames as usize, "frame", "frames"),
+            skill.duration_ms / 1000.0,
+            skill.translations,
+            skill.rotations,
+            fit(skill)
+        );
+    }
+}
+
+/// A 1998 prototype's `.bin` holds only the numbers of a skill (floats, no header): what they are
+/// is in the skill that names it, so the skills beside it that do are listed with it, and whether
+/// the file has the size their counts give.
+fn bin_info(file: &str, as_json: bool) -> Result<ExitCode, ossa::Error> {
+    let bytes = read(file)?;
+    let floats: Vec<f32> = (bytes.chunks_exact(4))
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let range = value_range(floats.iter().copied());
+    let stem = stem_of(file, ".bin");
+    let readers = skills_reading(&dir_of(file), &stem);
+    let size = bytes.len() as u64;
+    let need = |s: &SkillSummary| ossa::format::skill_bin::size_of(s.translations, s.rotations);
+
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        let skills = readers_json(&readers, |skill, json| {
+            json["bytes_needed"] = Value::from(need(skill));
+        });
+        let json = json!({
+            "file": file,
+            "format": "Sims skill numbers (.bin)",
+            "bytes": size,
+            "min": range.map(|r| num(r.0)),
+            "max": range.map(|r| num(r.1)),
+            "skills": skills,
+        });
+        say!(out, "{json:#}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    say!(
+        out,
+        "{file}: Sims skill numbers (the 1998 prototype's uncompressed CFP)"
+    );
+    say!(out, "  {size} bytes, {} floats", floats.len());
+    if let Some((lo, hi)) = range {
+        say!(out, "  values from {lo} to {hi}");
+    }
+    say_readers(&mut out, &readers, &format!("{stem}.bin"), |skill| {
+        if need(skill) == size {
+            "exactly its size".to_owned()
+        } else {
+            format!("{} bytes, but the file holds {size}", need(skill))
+        }
+    });
     Ok(ExitCode::SUCCESS)
 }
 
@@ -719,7 +818,8 @@ fn skills_reading(dir: &Path, stem: &str) -> Vec<(PathBuf, SkillSummary)> {
                 .as_bytes()
                 .eq_ignore_ascii_case(stem.as_bytes())
             {
-                found.push((path.clone(), SkillSummary::new(skill, dir)));
+                let prototype = character.version == Some(200);
+                found.push((path.clone(), SkillSummary::new(skill, dir, prototype)));
             }
         }
     }
