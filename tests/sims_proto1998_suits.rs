@@ -305,3 +305,71 @@ fn the_colonels_textures_are_found_ignoring_case() {
     assert!(missing.is_empty(), "{missing:?}: {:?}", textures.warnings);
     assert_eq!(found.len(), 21);
 }
+
+/// Every file of `proto1998/` is read for what it is: the 288 character files and 272 meshes
+/// load, the four `.bin` play as their skills' numbers, and the meshes' texture names find their
+/// PNGs in `Textures/` (ignoring case) but for the two the archive lacks (`CneckF`,
+/// `dustpanblue`).
+#[cfg(feature = "gltf")]
+#[test]
+fn every_file_of_the_prototype_is_read() {
+    let Some(dir) = corpus_subdir("sims/proto1998", "every_file_of_the_prototype_is_read") else {
+        return;
+    };
+    let mut counts = std::collections::BTreeMap::new();
+    let mut missing = std::collections::BTreeSet::new();
+    let mut images = std::collections::BTreeSet::new();
+    for name in files_ending(&dir, &[""]) {
+        let path = dir.join(&name);
+        if path.is_dir() {
+            continue;
+        }
+        let extension = name.rsplit('.').next().unwrap().to_ascii_lowercase();
+        *counts.entry(extension.clone()).or_insert(0) += 1;
+        match extension.as_str() {
+            "cmx" => {
+                load(&dir, &name);
+            }
+            "msh" => {
+                let mesh = load(&dir, &name);
+                let textures = ossa::textures::find_textures_beside(&mesh, &path, None, 0).unwrap();
+                match textures.mesh_images[0] {
+                    Some(i) => {
+                        images.insert(textures.images[i].path.clone());
+                    }
+                    None => {
+                        missing.insert(mesh.meshes()[0].shader().to_string());
+                    }
+                }
+            }
+            "bin" => {
+                let skill_file = name
+                    .strip_prefix("xskill-")
+                    .unwrap()
+                    .replace(".bin", ".cmx");
+                let played = load(&dir, &skill_file)
+                    .with_skills_file(dir.join(&skill_file), &LoadOptions::default())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(
+                    played.warnings().is_empty(),
+                    "{name}: {:?}",
+                    played.warnings()
+                );
+                assert!(played.animations()[0].frame_count > 90, "{name}");
+            }
+            other => panic!("{name}: a file of a kind not known here ({other})"),
+        }
+    }
+    let counts: Vec<(String, i32)> = counts.into_iter().collect();
+    assert_eq!(
+        counts,
+        [("bin".into(), 4), ("cmx".into(), 288), ("msh".into(), 272)]
+    );
+    assert_eq!(
+        missing.into_iter().collect::<Vec<_>>(),
+        ["CneckF", "dustpanblue"]
+    );
+    let pngs = files_ending(&dir.join("Textures"), &[".png"]);
+    assert_eq!(pngs.len(), 242);
+    assert_eq!(images.len(), 163, "{images:?}");
+}
