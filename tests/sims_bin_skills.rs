@@ -4,7 +4,7 @@
 //! their skeletons: first frame on the rest pose, feet on the floor, knees bent forwards.
 
 mod sims_fixtures;
-use sims_fixtures::{TINY_SKELETON, nod, nod_cfp};
+use sims_fixtures::{frame_pose, nod, nod_cfp, through, tiny_skeleton};
 mod memory_fs;
 use memory_fs::MemoryFs;
 mod corpus;
@@ -12,33 +12,7 @@ mod corpus;
 use corpus::corpus_subdir;
 
 use ossa::format::skill_bin;
-use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model};
-
-fn tiny_skeleton() -> Model {
-    Model::load(
-        TINY_SKELETON.as_bytes(),
-        &LoadOptions {
-            format: Format::SimsCmx,
-            ..LoadOptions::default()
-        },
-    )
-    .unwrap()
-}
-
-fn through(fs: &MemoryFs) -> LoadOptions<'_> {
-    LoadOptions {
-        io: Some(fs),
-        ..LoadOptions::default()
-    }
-}
-
-fn frame_pose(model: &Model, frame: u32) -> Vec<Mat3x4> {
-    let mut out = vec![Mat3x4::IDENTITY; model.bones().len()];
-    model
-        .pose_frames(&[FrameBlend { frame, weight: 1.0 }], None, &mut out)
-        .unwrap();
-    out
-}
+use ossa::{ErrorCode, Format, LoadOptions, Mat3x4, Model};
 
 /// The nod skill's numbers (as `nod_cfp` holds them): CHEST translations (2), HEAD rotations
 /// (4, turning about y).

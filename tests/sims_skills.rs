@@ -7,7 +7,7 @@
 //! `characters/xskill-A2O-idle1.cfp`) and skip when it is absent; the hand-made tests need none.
 
 mod sims_fixtures;
-use sims_fixtures::{HEAD_SKN, TINY_SKELETON, nod, nod_cfp};
+use sims_fixtures::{HEAD_SKN, TINY_SKELETON, frame_pose, nod, nod_cfp, through, tiny_skeleton};
 mod memory_fs;
 use memory_fs::MemoryFs;
 mod corpus;
@@ -17,18 +17,11 @@ use corpus::corpus_subdir;
 use std::path::{Path, PathBuf};
 
 use ossa::format::cmx;
-use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{ErrorCode, Format, LoadOptions, Mat3x4, Model, Strided};
 
 // ---------------------------------------------------------------------------------------------
 // A filesystem in memory
 // ---------------------------------------------------------------------------------------------
-
-fn through(fs: &MemoryFs) -> LoadOptions<'_> {
-    LoadOptions {
-        io: Some(fs),
-        ..LoadOptions::default()
-    }
-}
 
 fn named<'a>(fs: &'a MemoryFs, name: &str) -> LoadOptions<'a> {
     LoadOptions {
@@ -40,14 +33,6 @@ fn named<'a>(fs: &'a MemoryFs, name: &str) -> LoadOptions<'a> {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-fn frame_pose(model: &Model, frame: u32) -> Vec<Mat3x4> {
-    let mut out = vec![Mat3x4::IDENTITY; model.bones().len()];
-    model
-        .pose_frames(&[FrameBlend { frame, weight: 1.0 }], None, &mut out)
-        .unwrap();
-    out
-}
 
 /// Model-space bones of scene `scene` at `seconds`.
 fn scene_pose(model: &Model, scene: usize, seconds: f64) -> Vec<Mat3x4> {
@@ -82,17 +67,6 @@ fn failure(result: ossa::Result<Model>) -> (ErrorCode, String) {
 // ---------------------------------------------------------------------------------------------
 // Hand-made files: a three-bone skeleton and a skill that nods its head
 // ---------------------------------------------------------------------------------------------
-
-fn tiny_skeleton() -> Model {
-    Model::load(
-        TINY_SKELETON.as_bytes(),
-        &LoadOptions {
-            format: Format::SimsCmx,
-            ..LoadOptions::default()
-        },
-    )
-    .unwrap()
-}
 
 fn head_mesh() -> Model {
     Model::load(

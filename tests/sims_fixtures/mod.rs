@@ -4,6 +4,37 @@
 #![allow(dead_code)]
 
 use ossa::cfp;
+use ossa::io::FileSystem;
+use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model};
+
+/// [`TINY_SKELETON`] loaded.
+pub fn tiny_skeleton() -> Model {
+    Model::load(
+        TINY_SKELETON.as_bytes(),
+        &LoadOptions {
+            format: Format::SimsCmx,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Options that read sidecars through `fs`.
+pub fn through(fs: &dyn FileSystem) -> LoadOptions<'_> {
+    LoadOptions {
+        io: Some(fs),
+        ..LoadOptions::default()
+    }
+}
+
+/// Model-space bones of `model` at `frame`.
+pub fn frame_pose(model: &Model, frame: u32) -> Vec<Mat3x4> {
+    let mut out = vec![Mat3x4::IDENTITY; model.bones().len()];
+    model
+        .pose_frames(&[FrameBlend { frame, weight: 1.0 }], None, &mut out)
+        .unwrap();
+    out
+}
 
 /// A version 300 CMX: a three-bone skeleton (ROOT, CHEST, HEAD), no skills.
 pub const TINY_SKELETON: &str = "// Character File. Copyright 1997, Maxis Inc.
