@@ -55,6 +55,12 @@
 #define OSSA_OPTIMIZE_VERTEX_ORDER 4
 
 /**
+ * Save/optimise flag: renumber bones by first use by the vertices, parents before children (a
+ * pre-order: each bone's subtree stays together), after the vertex and triangle orders.
+ */
+#define OSSA_OPTIMIZE_BONE_ORDER 8
+
+/**
  * Result codes: values are stable and never reused.
  */
 enum ossa_result
@@ -1021,7 +1027,7 @@ uint32_t ossa_skin_mesh(const struct ossa_model *model,
 /**
  * A new model with the optimisations of `flags` (OSSA_OPTIMIZE_*) applied, and what changed
  * in `*report` (may be NULL). Poses, the bind mesh and skinning are unchanged, up to the order
- * of vertices and triangles.
+ * of vertices, triangles and bones.
  *
  * # Safety
  * `model` is a live handle; `out` is writable; `report` and `error` are NULL or writable.

@@ -1,9 +1,12 @@
 //! The savers' optimisations the original format documents ask for: remove bones nothing uses
 //! (keeping attachments and every ancestor of a kept bone), order triangles for the vertex
-//! cache, and renumber vertices by first use. Each returns a new model and says what changed.
+//! cache, renumber vertices by first use, and renumber bones by first use. Each returns a new
+//! model and says what changed. [`Model::with_max_influences`] is the lossy step a saver of a
+//! format with fewer influences a vertex needs first.
 
 use crate::error::Result;
 use crate::model::{BONE_ATTACHMENT, Influence, MeshParts, Model, ModelParts};
+use crate::poses::Poses;
 
 /// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones (a
 /// model whose vertices use no bone at all, a skeleton alone, keeps every bone).
@@ -12,8 +15,14 @@ pub const OPTIMIZE_UNUSED_BONES: u32 = 1;
 pub const OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
 /// Renumber each mesh's vertices in order of first use by its triangles; unused ones go last.
 pub const OPTIMIZE_VERTEX_ORDER: u32 = 4;
+/// Renumber bones in the order the vertices first use them (meshes in order, each vertex's
+/// influences in order), parents still before children: a pre-order of the bone tree whose
+/// children are taken by the first use anywhere in their subtree, so a bone's subtree stays
+/// together (MM2's `.skel` numbers bones so). Bones no vertex uses keep their order after the
+/// used ones among their siblings. Runs after the vertex and triangle orders, which it follows.
+pub const OPTIMIZE_BONE_ORDER: u32 = 8;
 pub const OPTIMIZE_ALL: u32 =
-    OPTIMIZE_UNUSED_BONES | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER;
+    OPTIMIZE_UNUSED_BONES | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER | OPTIMIZE_BONE_ORDER;
 
 /// The FIFO cache size the reported miss ratios are measured with.
 pub const CACHE_SIZE: usize = 16;
@@ -31,6 +40,8 @@ pub struct OptimizeReport {
     pub triangles_moved: u32,
     /// Vertices that got another number.
     pub vertices_moved: u32,
+    /// Bones that got another number by [`OPTIMIZE_BONE_ORDER`] (not counting those removed).
+    pub bones_moved: u32,
     /// Vertex-cache misses per triangle over all meshes, before and after (FIFO of [`CACHE_SIZE`]).
     pub acmr_before: f32,
     pub acmr_after: f32,
@@ -308,6 +319,17 @@ impl Model {
                 report.vertices_moved += renumber(mesh, &map);
             }
         }
+        if flags & OPTIMIZE_BONE_ORDER != 0 && self.unbound().is_none() {
+            let order = bone_order(&parts);
+            report.bones_moved = order
+                .iter()
+                .enumerate()
+                .filter(|&(new, &old)| new != old as usize)
+                .count() as u32;
+            if report.bones_moved > 0 {
+                reorder_bones(&mut parts, &order);
+            }
+        }
         report.bones_after = parts.bones.len() as u32;
         report.acmr_after = acmr(&parts.meshes);
         Ok((Model::from_parts(parts)?, report))
@@ -370,4 +392,247 @@ fn drop_unused_bones(parts: &mut ModelParts) {
             }
         }
     }
+    // An event on a removed bone is carried by no bone, as where the skeleton has no such bone.
+    for e in &mut parts.events {
+        if let Ok(b) = usize::try_from(e.bone) {
+            e.bone = match keep.get(b) {
+                Some(true) => map[b] as i32,
+                _ => -1,
+            };
+        }
+    }
+}
+
+/// The bones' new order (`order[new] = old`): a pre-order of the tree, each bone's children
+/// (and the roots) taken by the first use anywhere in their subtree, then by number.
+fn bone_order(parts: &ModelParts) -> Vec<u32> {
+    let nb = parts.bones.len();
+    let mut first = vec![u64::MAX; nb];
+    let mut at = 0u64;
+    for m in &parts.meshes {
+        for i in &m.influences {
+            if let Some(f) = first.get_mut(i.bone as usize) {
+                *f = (*f).min(at);
+            }
+            at += 1;
+        }
+    }
+    // Children come after parents, so one backward pass gives each bone its subtree's first use.
+    for b in (0..nb).rev() {
+        if let Ok(p) = usize::try_from(parts.bones[b].parent) {
+            first[p] = first[p].min(first[b]);
+        }
+    }
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    let mut roots = Vec::new();
+    for (b, bone) in parts.bones.iter().enumerate() {
+        match usize::try_from(bone.parent) {
+            Ok(p) => children[p].push(b as u32),
+            Err(_) => roots.push(b as u32),
+        }
+    }
+    let key = |&b: &u32| (first[b as usize], b);
+    roots.sort_unstable_by_key(key);
+    for c in &mut children {
+        c.sort_unstable_by_key(key);
+    }
+    // Depth-first without recursion (a chain may be 65,535 bones deep): the stack holds the
+    // siblings still to visit, the next one last.
+    let mut order = Vec::with_capacity(nb);
+    let mut stack: Vec<u32> = roots.into_iter().rev().collect();
+    while let Some(b) = stack.pop() {
+        order.push(b);
+        stack.extend(children[b as usize].iter().rev());
+    }
+    order
+}
+
+/// Renumbers the bones as `order` (`order[new] = old`, parents before children): parents,
+/// poses, keys, influences, references and events follow.
+fn reorder_bones(parts: &mut ModelParts, order: &[u32]) {
+    let nb = order.len();
+    let mut map = vec![0u32; nb];
+    for (new, &old) in order.iter().enumerate() {
+        map[old as usize] = new as u32;
+    }
+    let old_bones = std::mem::take(&mut parts.bones);
+    parts.bones = order
+        .iter()
+        .map(|&old| {
+            let mut bone = old_bones[old as usize].clone();
+            if bone.parent >= 0 {
+                bone.parent = map[bone.parent as usize] as i32;
+            }
+            bone
+        })
+        .collect();
+    // Frame-major poses: each frame's run of bones is permuted alike.
+    fn permute<T: Clone>(v: &mut Vec<T>, order: &[u32]) {
+        let nb = order.len();
+        if nb == 0 {
+            return;
+        }
+        *v = v
+            .chunks(nb)
+            .flat_map(|frame| order.iter().map(|&old| frame[old as usize].clone()))
+            .collect();
+    }
+    match &mut parts.poses {
+        Poses::Matrices(m) => permute(m, order),
+        Poses::Rigid(r) => permute(r, order),
+    }
+    for set in &mut parts.keyframes {
+        for k in &mut set.keys {
+            k.bone = map[k.bone as usize];
+        }
+    }
+    for m in &mut parts.meshes {
+        for i in &mut m.influences {
+            i.bone = map[i.bone as usize];
+        }
+        if let Some(r) = &mut m.references {
+            for b in r.iter_mut() {
+                if let Some(&n) = map.get(*b as usize) {
+                    *b = n;
+                }
+            }
+            // A file lists its references in bone order.
+            r.sort_unstable();
+        }
+    }
+    for e in &mut parts.events {
+        if let Ok(b) = usize::try_from(e.bone)
+            && let Some(&n) = map.get(b)
+        {
+            e.bone = n as i32;
+        }
+    }
+}
+
+/// What [`Model::with_max_influences`] dropped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InfluenceReport {
+    /// Vertices that had more influences (on distinct bones) than the cap.
+    pub vertices: u32,
+    /// The most influences one vertex lost.
+    pub most_dropped: u32,
+    /// The largest share of a vertex's weight that went with its dropped influences (0 to 1).
+    pub most_weight: f32,
+}
+
+impl InfluenceReport {
+    /// `dropped influences: 120 vertices, at most 0.18 of a vertex's weight`.
+    pub fn describe(&self) -> String {
+        let vertices = if self.vertices == 1 {
+            "vertex"
+        } else {
+            "vertices"
+        };
+        format!(
+            "dropped influences: {} {vertices}, at most {} of a vertex's weight",
+            self.vertices,
+            short(self.most_weight)
+        )
+    }
+}
+
+/// A share as the fewest decimals that tell it from its neighbours at 1e-4, at least two.
+fn short(x: f32) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0');
+    if s.len() < 4 {
+        format!("{x:.2}")
+    } else {
+        s.to_owned()
+    }
+}
+
+impl Model {
+    /// A copy in which each vertex keeps at most `n` influences (0: all): several on one bone
+    /// become one first (their weights, origins and normals added, which skins alike), then the
+    /// strongest `n` stay (ties in the file's order) and are scaled to the vertex's whole weight,
+    /// so that each kept bone still carries the vertex to the same bind-space point. Vertices
+    /// within the cap are untouched. The report says how many vertices lost influences and the
+    /// largest share of weight one lost.
+    pub fn with_max_influences(&self, n: usize) -> Result<(Model, InfluenceReport)> {
+        let mut report = InfluenceReport::default();
+        if n == 0
+            || self
+                .meshes()
+                .iter()
+                .all(|m| (0..m.vertex_count()).all(|v| m.influences(v).len() <= n))
+        {
+            return Ok((Model::from_parts(self.to_parts())?, report));
+        }
+        let mut parts = self.to_parts();
+        for mesh in &mut parts.meshes {
+            let vc = mesh.influence_start.len().saturating_sub(1);
+            let mut starts = Vec::with_capacity(vc + 1);
+            let mut out: Vec<Influence> = Vec::with_capacity(mesh.influences.len());
+            starts.push(0u32);
+            for v in 0..vc {
+                let own = &mesh.influences
+                    [mesh.influence_start[v] as usize..mesh.influence_start[v + 1] as usize];
+                if own.len() <= n {
+                    out.extend_from_slice(own);
+                } else {
+                    cap_vertex(own, n, &mut out, &mut report);
+                }
+                starts.push(out.len() as u32);
+            }
+            mesh.influence_start = starts;
+            mesh.influences = out;
+        }
+        Ok((Model::from_parts(parts)?, report))
+    }
+}
+
+/// One vertex's influences within `n`: merged by bone, the strongest kept and scaled up.
+fn cap_vertex(own: &[Influence], n: usize, out: &mut Vec<Influence>, report: &mut InfluenceReport) {
+    // One per bone at the bone's first place: sorted by bone, merged, put back in file order.
+    let mut by_bone: Vec<(usize, Influence)> = own.iter().copied().enumerate().collect();
+    by_bone.sort_by_key(|&(k, i)| (i.bone, k));
+    let mut merged: Vec<(usize, Influence)> = Vec::with_capacity(by_bone.len());
+    for (k, i) in by_bone {
+        match merged.last_mut() {
+            Some((_, last)) if last.bone == i.bone => {
+                last.weight += i.weight;
+                for a in 0..3 {
+                    last.origin[a] += i.origin[a];
+                    last.normal[a] += i.normal[a];
+                }
+            }
+            _ => merged.push((k, i)),
+        }
+    }
+    merged.sort_by_key(|&(k, _)| k);
+    let mut merged: Vec<Influence> = merged.into_iter().map(|(_, i)| i).collect();
+    if merged.len() <= n {
+        out.extend_from_slice(&merged);
+        return;
+    }
+    let total: f64 = merged.iter().map(|i| f64::from(i.weight)).sum();
+    // Stable: ties keep the file's order.
+    merged.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let dropped = merged.len() - n;
+    merged.truncate(n);
+    let kept: f64 = merged.iter().map(|i| f64::from(i.weight)).sum();
+    report.vertices += 1;
+    report.most_dropped = report.most_dropped.max(dropped as u32);
+    if total > 0.0 && total.is_finite() {
+        let lost = ((total - kept) / total) as f32;
+        report.most_weight = report.most_weight.max(lost);
+    }
+    // Scaling weight, origin and normal alike keeps each bone's bind-space point and normal.
+    let scale = if kept > 0.0 && kept.is_finite() {
+        (total / kept) as f32
+    } else {
+        1.0
+    };
+    out.extend(merged.into_iter().map(|i| Influence {
+        origin: i.origin.map(|x| x * scale),
+        weight: i.weight * scale,
+        normal: i.normal.map(|x| x * scale),
+        bone: i.bone,
+    }));
 }

@@ -6,8 +6,8 @@ mod corpus;
 use corpus::corpus_dir;
 
 use ossa::optimize::{
-    OPTIMIZE_ALL, OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_UNUSED_BONES, OPTIMIZE_VERTEX_ORDER,
-    cache_misses,
+    OPTIMIZE_ALL, OPTIMIZE_BONE_ORDER, OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_UNUSED_BONES,
+    OPTIMIZE_VERTEX_ORDER, cache_misses,
 };
 use ossa::synth::TubeRig;
 use std::time::{Duration, Instant};
@@ -246,4 +246,250 @@ fn a_fan_orders_in_linear_time() {
     let misses = cache_misses(ordered.meshes()[0].indices(), 16);
     assert_eq!(misses, cache_misses(model.meshes()[0].indices(), 16));
     assert_eq!(misses, n as usize + 2 + (n as usize + 2) / 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bones by first use
+// ---------------------------------------------------------------------------------------------
+
+/// A rotation of `a` radians about z, then a move by `t`.
+fn turn(a: f32, t: [f32; 3]) -> Mat3x4 {
+    let (s, c) = a.sin_cos();
+    Mat3x4 {
+        m: [c, -s, 0.0, t[0], s, c, 0.0, t[1], 0.0, 0.0, 1.0, t[2]],
+    }
+}
+
+/// root; a and b under root; a1 under a; tag (an attachment, unused) under b; c (unused) under
+/// root. The one triangle's vertices use b, then a1, then root: by first use the bones go
+/// root, b, tag, a, a1, c.
+fn hand_rig() -> Model {
+    let mut parts = ossa::ModelParts::new(ossa::Format::Dpm);
+    let bone = |name: &str, parent: i32, flags: u32| Bone {
+        name: Name::from(name),
+        parent,
+        flags,
+    };
+    parts.bones = vec![
+        bone("root", -1, 0),
+        bone("a", 0, 0),
+        bone("b", 0, 0),
+        bone("a1", 1, 0),
+        bone("tag", 2, BONE_ATTACHMENT),
+        bone("c", 0, 0),
+    ];
+    parts.frames = (0..3)
+        .map(|f| ossa::Frame::named(&format!("f{f}")))
+        .collect();
+    let mut poses = Vec::new();
+    for f in 0..3 {
+        for b in 0..6 {
+            let a = 0.3 * f as f32 * (b as f32 + 1.0);
+            poses.push(turn(a, [b as f32, 1.0 + f as f32, 0.5 * b as f32]));
+        }
+    }
+    parts.poses = poses.into();
+    let influence = |bone: u32, weight: f32, p: [f32; 3]| Influence {
+        origin: p.map(|x| x * weight),
+        weight,
+        normal: [0.0, 0.0, weight],
+        bone,
+    };
+    parts.meshes = vec![ossa::MeshParts {
+        name: Name::from("m"),
+        influence_start: vec![0, 1, 3, 4],
+        influences: vec![
+            influence(2, 1.0, [1.0, 0.0, 0.0]),
+            influence(3, 0.75, [0.0, 1.0, 0.0]),
+            influence(1, 0.25, [0.0, 1.0, 2.0]),
+            influence(0, 1.0, [0.0, 0.0, 1.0]),
+        ],
+        indices: vec![0, 1, 2],
+        ..Default::default()
+    }];
+    Model::from_parts(parts).unwrap()
+}
+
+fn bone_names(model: &Model) -> Vec<String> {
+    model.bones().iter().map(|b| b.name.to_string()).collect()
+}
+
+/// Each bone's model-space pose in `frame`, by name.
+fn poses_by_name(model: &Model, frame: u32) -> Vec<(String, Mat3x4)> {
+    let mut out = vec![Mat3x4::IDENTITY; model.bones().len()];
+    model
+        .pose_frames(&[FrameBlend { frame, weight: 1.0 }], None, &mut out)
+        .unwrap();
+    let mut named: Vec<(String, Mat3x4)> = bone_names(model).into_iter().zip(out).collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    named
+}
+
+#[test]
+fn bones_go_in_order_of_first_use_parents_first() {
+    let model = hand_rig();
+    let (ordered, report) = model.optimized(OPTIMIZE_BONE_ORDER).unwrap();
+    assert_eq!(bone_names(&ordered), ["root", "b", "tag", "a", "a1", "c"]);
+    let parents: Vec<i32> = ordered.bones().iter().map(|b| b.parent).collect();
+    assert_eq!(parents, [-1, 0, 1, 0, 3, 0]);
+    assert_eq!(ordered.bones()[2].flags, BONE_ATTACHMENT);
+    assert_eq!(report.bones_moved, 4, "{report:?}");
+    assert_eq!((report.bones_before, report.bones_after), (6, 6));
+    // The influences follow their bones, so the first vertex's is now bone 1 (b).
+    let bones: Vec<u32> = ordered.meshes()[0]
+        .all_influences()
+        .iter()
+        .map(|i| i.bone)
+        .collect();
+    assert_eq!(bones, [1, 4, 3, 0]);
+    for frame in 0..3 {
+        assert_eq!(poses_by_name(&ordered, frame), poses_by_name(&model, frame));
+    }
+    assert_eq!(drawn(&ordered), drawn(&model));
+    // In order already: nothing moves.
+    let (again, report) = ordered.optimized(OPTIMIZE_BONE_ORDER).unwrap();
+    assert_eq!(report.bones_moved, 0);
+    assert_eq!(bone_names(&again), bone_names(&ordered));
+}
+
+#[test]
+fn all_optimisations_drop_unused_bones_keep_attachments_and_order_the_rest() {
+    let model = hand_rig();
+    let (ordered, report) = model.optimized(OPTIMIZE_ALL).unwrap();
+    assert_eq!(bone_names(&ordered), ["root", "b", "tag", "a", "a1"]);
+    assert_eq!((report.bones_before, report.bones_after), (6, 5));
+    assert_eq!(drawn(&ordered), drawn(&model));
+    // Every parent comes before its child, and the result is a pre-order: a bone's parent is the
+    // bone before it or one of that bone's ancestors.
+    let bones = ordered.bones();
+    for (i, b) in bones.iter().enumerate().skip(1) {
+        let mut up = i as i32 - 1;
+        while up >= 0 && up != b.parent {
+            up = bones[up as usize].parent;
+        }
+        assert_eq!(up, b.parent, "bone {i} is not in pre-order");
+    }
+}
+
+#[test]
+fn bone_order_keeps_a_generated_rig_drawn_the_same() {
+    // The tube's bones are a chain used in order: nothing to move; with the spare bones, the
+    // unused ones stay after the used ones among their siblings.
+    let model = rig_with_spare_bones();
+    let (ordered, report) = model.optimized(OPTIMIZE_BONE_ORDER).unwrap();
+    assert_eq!(
+        bone_names(&ordered),
+        [
+            "bone0",
+            "bone1",
+            "bone2",
+            "bone3",
+            "bone4",
+            "tag",
+            "under_tag",
+            "spare"
+        ]
+    );
+    assert_eq!(report.bones_moved, 3);
+    assert_eq!(drawn(&ordered), drawn(&model));
+}
+
+// ---------------------------------------------------------------------------------------------
+// At most N influences a vertex
+// ---------------------------------------------------------------------------------------------
+
+/// One triangle; vertex 0 has six influences of weights 0.3 0.25 0.15 0.12 0.1 0.08 on bones 0
+/// to 5, the others one each. Every bone is the identity in frame 0, so each influence puts
+/// vertex 0 at (1, 2, 3).
+fn six_influences() -> Model {
+    let mut parts = ossa::ModelParts::new(ossa::Format::Dpm);
+    parts.bones = (0..6)
+        .map(|b| Bone {
+            name: Name::from(format!("b{b}").as_str()),
+            parent: -1,
+            flags: 0,
+        })
+        .collect();
+    parts.frames = vec![ossa::Frame::named("rest"), ossa::Frame::named("moved")];
+    let mut poses = vec![Mat3x4::IDENTITY; 6];
+    poses.extend((0..6).map(|b| turn(0.1 * b as f32, [b as f32, 0.0, 0.0])));
+    parts.poses = poses.into();
+    let weights = [0.3, 0.25, 0.15, 0.12, 0.1, 0.08f32];
+    let p = [1.0, 2.0, 3.0f32];
+    let mut influences: Vec<Influence> = weights
+        .iter()
+        .enumerate()
+        .map(|(b, &w)| Influence {
+            origin: p.map(|x| x * w),
+            weight: w,
+            normal: [0.0, 0.0, w],
+            bone: b as u32,
+        })
+        .collect();
+    for b in [1, 2] {
+        influences.push(Influence {
+            origin: [b as f32, 0.0, 0.0],
+            weight: 1.0,
+            normal: [0.0, 0.0, 1.0],
+            bone: b,
+        });
+    }
+    parts.meshes = vec![ossa::MeshParts {
+        influence_start: vec![0, 6, 7, 8],
+        influences,
+        indices: vec![0, 1, 2],
+        ..Default::default()
+    }];
+    Model::from_parts(parts).unwrap()
+}
+
+#[test]
+fn max_influences_keeps_the_strongest_renormalised_and_says_what_went() {
+    let model = six_influences();
+    let (capped, report) = model.with_max_influences(4).unwrap();
+    assert_eq!((report.vertices, report.most_dropped), (1, 2));
+    assert!((report.most_weight - 0.18).abs() < 1e-6, "{report:?}");
+    assert_eq!(
+        report.describe(),
+        "dropped influences: 1 vertex, at most 0.18 of a vertex's weight"
+    );
+    let mesh = &capped.meshes()[0];
+    let kept = mesh.influences(0);
+    let bones: Vec<u32> = kept.iter().map(|i| i.bone).collect();
+    assert_eq!(bones, [0, 1, 2, 3]);
+    let sum: f32 = kept.iter().map(|i| i.weight).sum();
+    assert!((sum - 1.0).abs() < 1e-6, "weights sum to {sum}");
+    // Each kept bone still carries the vertex to (1, 2, 3): the bind mesh is unchanged.
+    for i in kept {
+        for (o, p) in i.origin.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((o / i.weight - p).abs() < 1e-5, "{i:?}");
+        }
+    }
+    assert_eq!(mesh.influences(1), model.meshes()[0].influences(1));
+    // Within the cap, or no cap: nothing changes.
+    for n in [0, 6, 9] {
+        let (same, report) = model.with_max_influences(n).unwrap();
+        assert_eq!(report, Default::default());
+        assert_eq!(drawn(&same), drawn(&model));
+    }
+}
+
+#[test]
+fn max_influences_merges_one_bone_named_twice_before_counting() {
+    let mut parts = six_influences().to_parts();
+    // Vertex 0's last two influences both on bone 4: five bones, merged weight 0.18.
+    parts.meshes[0].influences[5].bone = 4;
+    let model = Model::from_parts(parts).unwrap();
+    let (capped, report) = model.with_max_influences(5).unwrap();
+    assert_eq!(report.vertices, 0, "{report:?}");
+    let kept = capped.meshes()[0].influences(0);
+    assert_eq!(kept.len(), 5);
+    assert!((kept[4].weight - 0.18).abs() < 1e-6, "{kept:?}");
+    // Adding the two influences rounds once: the same corners to a float's last bit.
+    for (a, b) in drawn(&capped).iter().zip(&drawn(&model)) {
+        for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {
+            let (x, y) = (f32::from_bits(*x), f32::from_bits(*y));
+            assert!((x - y).abs() <= 1e-6 * (1.0 + y.abs()), "{x} against {y}");
+        }
+    }
 }

@@ -48,6 +48,9 @@ pub const OSSA_OPTIMIZE_UNUSED_BONES: u32 = 1;
 pub const OSSA_OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
 /// Save/optimise flag: renumber each mesh's vertices by first use (unused ones last).
 pub const OSSA_OPTIMIZE_VERTEX_ORDER: u32 = 4;
+/// Save/optimise flag: renumber bones by first use by the vertices, parents before children (a
+/// pre-order: each bone's subtree stays together), after the vertex and triangle orders.
+pub const OSSA_OPTIMIZE_BONE_ORDER: u32 = 8;
 
 /// Result codes: values are stable and never reused.
 #[repr(u32)]
@@ -121,6 +124,7 @@ const _: () = {
     assert!(OSSA_OPTIMIZE_UNUSED_BONES == optimize::OPTIMIZE_UNUSED_BONES);
     assert!(OSSA_OPTIMIZE_TRIANGLE_ORDER == optimize::OPTIMIZE_TRIANGLE_ORDER);
     assert!(OSSA_OPTIMIZE_VERTEX_ORDER == optimize::OPTIMIZE_VERTEX_ORDER);
+    assert!(OSSA_OPTIMIZE_BONE_ORDER == optimize::OPTIMIZE_BONE_ORDER);
     assert!(size_of::<ossa_mat3x4>() == size_of::<Mat3x4>());
     assert!(align_of::<ossa_mat3x4>() == align_of::<Mat3x4>());
     assert!(size_of::<ossa_frame_blend>() == size_of::<FrameBlend>());

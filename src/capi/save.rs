@@ -85,7 +85,7 @@ pub type ossa_write_fn =
 
 /// A new model with the optimisations of `flags` (OSSA_OPTIMIZE_*) applied, and what changed
 /// in `*report` (may be NULL). Poses, the bind mesh and skinning are unchanged, up to the order
-/// of vertices and triangles.
+/// of vertices, triangles and bones.
 ///
 /// # Safety
 /// `model` is a live handle; `out` is writable; `report` and `error` are NULL or writable.
