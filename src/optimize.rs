@@ -550,8 +550,9 @@ fn short(x: f32) -> String {
 impl Model {
     /// A copy in which each vertex keeps at most `n` influences (0: all): several on one bone
     /// become one first (their weights, origins and normals added, which skins alike), then the
-    /// strongest `n` stay (ties in the file's order) and are scaled to the vertex's whole weight,
-    /// so that each kept bone still carries the vertex to the same bind-space point. Vertices
+    /// strongest `n` stay (ties in the file's order) and are scaled to the vertex's whole weight
+    /// (1 where the weights summed to 1 within 1e-5; exactly 1 for a single influence), so that
+    /// each kept bone still carries the vertex to the same bind-space point. Vertices
     /// within the cap are untouched. The report says how many vertices lost influences and the
     /// largest share of weight one lost.
     pub fn with_max_influences(&self, n: usize) -> Result<(Model, InfluenceReport)> {
@@ -623,16 +624,32 @@ fn cap_vertex(own: &[Influence], n: usize, out: &mut Vec<Influence>, report: &mu
         let lost = ((total - kept) / total) as f32;
         report.most_weight = report.most_weight.max(lost);
     }
+    // Weights that summed to 1 sum to 1 again, exactly for a single influence (an MM2 vertex
+    // follows one bone with weight 1); others keep their sum.
+    let whole = if (total - 1.0).abs() <= 1e-5 {
+        1.0
+    } else {
+        total
+    };
     // Scaling weight, origin and normal alike keeps each bone's bind-space point and normal.
     let scale = if kept > 0.0 && kept.is_finite() {
-        (total / kept) as f32
+        whole / kept
     } else {
         1.0
     };
-    out.extend(merged.into_iter().map(|i| Influence {
-        origin: i.origin.map(|x| x * scale),
-        weight: i.weight * scale,
-        normal: i.normal.map(|x| x * scale),
-        bone: i.bone,
+    let single = merged.len() == 1 && merged[0].weight > 0.0;
+    out.extend(merged.into_iter().map(|i| {
+        let s = if single {
+            whole / f64::from(i.weight)
+        } else {
+            scale
+        };
+        let by = |x: f32| (f64::from(x) * s) as f32;
+        Influence {
+            origin: i.origin.map(by),
+            weight: if single { whole as f32 } else { by(i.weight) },
+            normal: i.normal.map(by),
+            bone: i.bone,
+        }
     }));
 }

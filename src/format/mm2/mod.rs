@@ -29,10 +29,12 @@
     clippy::arithmetic_side_effects
 )]
 
+mod bake;
 mod mesh;
 mod skel;
 mod write;
 
+pub use bake::{BakeReport, bake_rest_pose};
 pub(crate) use mesh::read_mod;
 pub(crate) use skel::read_skel;
 pub use skel::write_skel;

@@ -305,7 +305,7 @@ pub(crate) fn read_skel(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 }
 
 /// Whether `pose` is a translation alone, within the tolerance.
-fn is_translation(pose: &Mat3x4) -> bool {
+pub(crate) fn is_translation(pose: &Mat3x4) -> bool {
     let m = &pose.m;
     let identity = [(0, 1.0), (1, 0.0), (2, 0.0), (4, 0.0), (5, 1.0), (6, 0.0)];
     let rest = [(8, 0.0), (9, 0.0), (10, 1.0)];

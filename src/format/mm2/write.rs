@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use super::skel::is_translation;
 use super::{WHITE, is_word, number, put_line};
 use crate::error::{Error, Result};
 use crate::model::{BoneSlots, Mesh, Model, Name};
@@ -166,6 +167,23 @@ pub fn write_mod(model: &Model) -> Result<Vec<u8>> {
         }
         None => u32::try_from(model.bones().len()).unwrap_or(u32::MAX),
     };
+    // A `.mod` vertex is its bone's joint plus an offset, unrotated: a bone that rotates or
+    // scales at rest would put its vertices elsewhere once read back.
+    if model.unbound().is_none() {
+        let rest = model.skeleton().frame_poses(0).unwrap_or_default();
+        if let Some((i, bone)) = model
+            .bones()
+            .iter()
+            .enumerate()
+            .find(|&(i, _)| rest.get(i).is_some_and(|p| !is_translation(p)))
+        {
+            return Err(Error::unsupported(format!(
+                "bone {i} ({}): its rest pose rotates or scales, and an MM2 vertex is an offset \
+                 from its bone's joint",
+                bone.name
+            )));
+        }
+    }
     if bone_count == 0 || bone_count > MAX_BONES {
         return Err(Error::limit(format!(
             "a .mod's meshes use 1 to {MAX_BONES} bones; the model has {bone_count}"
