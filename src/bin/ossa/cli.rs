@@ -66,7 +66,19 @@ pub enum Command {
                       Several inputs, directories (their model files) or quoted patterns (* \
                       and ? in the last part) are each written as DIR/STEM.EXT with -o DIR \
                       --to NAME; a failing input is reported, the others still convert, and \
-                      the exit status is 1."
+                      the exit status is 1.\n\n\
+                      Into DPM, SKM, SKP, DMF and MM2 (.skel, .mod) the model is written as \
+                      those formats ask of a saver: bones no vertex uses removed (attachments \
+                      and the ancestors of kept bones stay), triangles ordered for the vertex \
+                      cache, vertices and then bones numbered by first use; the line says what \
+                      changed. Its own format included: `ossa convert a.dpm -o b.dpm` \
+                      optimises; --keep-order writes the model as loaded. The same input gives \
+                      the same bones whatever the target, so an .skm and its .skp (or a .mod \
+                      and its .skel) converted with the same options fit together.\n\n\
+                      What the target cannot hold is refused, naming the first thing that does \
+                      not fit (OSSA_ERR_UNSUPPORTED or OSSA_ERR_LIMIT); --max-influences and \
+                      --bake-scale change the model so that it fits, and the line says what \
+                      that lost."
     )]
     Convert(ConvertArgs),
     /// Load, pose and skinning times beside memcpy and a C baseline
@@ -133,9 +145,18 @@ pub struct ConvertArgs {
     /// glTF: multiply positions and translations by F (default 1)
     #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub scale: Option<String>,
-    /// glTF: keep the N strongest influences of a vertex (default 0: all)
+    /// glTF, DPM, SKM, SKP, DMF, MM2: keep the N strongest influences of a vertex, renormalised,
+    /// and say what was dropped (default 0: all; a format that holds fewer refuses the model)
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub max_influences: Option<String>,
+    /// DPM, SKM, SKP, DMF, MM2: write bones, vertices and triangles in the model's order, and
+    /// keep bones no vertex uses (default: the optimisations the formats ask of a saver)
+    #[arg(long)]
+    pub keep_order: bool,
+    /// MM2 .skel and .mod: move the rest pose's bone rotations and scales into the vertices and
+    /// frames, so that the skeleton is offsets only (the skinned mesh is unchanged)
+    #[arg(long)]
+    pub bake_scale: bool,
     /// Bind meshes waiting for a skeleton (SKM without its SKP beside it, Sims SKN/BMF, MM2
     /// .mod) to the skeleton in FILE
     #[arg(long, value_name = "FILE")]
@@ -190,12 +211,14 @@ pub fn output_format(name: &str) -> Option<Format> {
 }
 
 /// Options only `convert` takes: named when another command is given one.
-const CONVERT_OPTIONS: [&str; 9] = [
+const CONVERT_OPTIONS: [&str; 11] = [
     "-o",
     "--output",
     "--to",
     "--scale",
     "--max-influences",
+    "--keep-order",
+    "--bake-scale",
     "--skeleton",
     "--skills",
     "--suit",

@@ -15,6 +15,8 @@ struct Settings {
     to: Option<Format>,
     scale: Option<f32>,
     max_influences: Option<usize>,
+    keep_order: bool,
+    bake_scale: bool,
 }
 
 impl Settings {
@@ -51,6 +53,8 @@ impl Settings {
             to,
             scale,
             max_influences,
+            keep_order: args.keep_order,
+            bake_scale: args.bake_scale,
         })
     }
 }
@@ -63,6 +67,9 @@ struct Job<'a> {
     target: Format,
     scale: f32,
     max_influences: usize,
+    /// Apply the savers' optimisations (targets that ask for them, without --keep-order).
+    optimize: bool,
+    bake_scale: bool,
     skeleton: Option<&'a Model>,
     skills: &'a [String],
     suit: Option<&'a str>,
@@ -117,9 +124,28 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
         },
     };
     let gltf = matches!(target, Format::Glb | Format::Gltf);
-    if !gltf && (c.scale.is_some() || c.max_influences.is_some()) {
+    if !gltf && c.scale.is_some() {
         return usage_error(&format!(
-            "--scale and --max-influences are for glTF output, not {}",
+            "--scale is for glTF output, not {}",
+            target.name()
+        ));
+    }
+    if !gltf && !optimized_target(target) && c.max_influences.is_some() {
+        return usage_error(&format!(
+            "--max-influences is for glTF, DPM, SKM, SKP, DMF and MM2 output, not {}",
+            target.name()
+        ));
+    }
+    if !optimized_target(target) && c.keep_order {
+        return usage_error(&format!(
+            "--keep-order is for DPM, SKM, SKP, DMF and MM2 output, which are optimised \
+             otherwise; {} is written in the model's order",
+            target.name()
+        ));
+    }
+    if !matches!(target, Format::Mm2Skel | Format::Mm2Mod) && c.bake_scale {
+        return usage_error(&format!(
+            "--bake-scale is for MM2 output (.skel, .mod), not {}",
             target.name()
         ));
     }
@@ -141,6 +167,8 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
         target,
         scale: c.scale.unwrap_or(1.0),
         max_influences: c.max_influences.unwrap_or(0),
+        optimize: optimized_target(target) && !c.keep_order,
+        bake_scale: c.bake_scale,
         skeleton: skeleton.as_ref(),
         skills: args.skills.as_deref().unwrap_or_default(),
         suit: args.suit.as_deref(),
@@ -245,14 +273,133 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             (export.bytes, line)
         }
         format => {
+            let (model, changes) = prepare(model, job)?;
             let bytes = model.save(format)?;
-            let line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
+            let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
+            for change in changes {
+                line.push_str("; ");
+                line.push_str(&change);
+            }
             (bytes, line)
         }
     };
     std::fs::write(output, &bytes)
         .map_err(|e| ossa::Error::io(format!("{shown}: cannot write: {e}"), Some(e)))?;
     Ok(Converted { line, warnings })
+}
+
+/// The formats whose specifications ask a saver to remove unused bones and to order vertices,
+/// triangles and bones: `convert` optimises into them unless --keep-order. SKP and `.skel` are
+/// the skeletons of SKM and `.mod` meshes, and are optimised alike so that the two files of one
+/// input still fit together.
+fn optimized_target(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Dpm
+            | Format::Skm
+            | Format::Skp
+            | Format::Dmf
+            | Format::DmfJson
+            | Format::Mm2Skel
+            | Format::Mm2Mod
+    )
+}
+
+/// The model as the target is written: influences capped (--max-influences), the rest pose
+/// baked (--bake-scale), then optimised; and what each step changed, lossy steps first.
+fn prepare(mut model: Model, job: &Job) -> Result<(Model, Vec<String>), ossa::Error> {
+    let mut changes = Vec::new();
+    if job.max_influences > 0 {
+        let (capped, report) = model.with_max_influences(job.max_influences)?;
+        if report.vertices > 0 {
+            changes.push(report.describe());
+        }
+        model = capped;
+    }
+    if job.bake_scale {
+        let (baked, report) = ossa::mm2::bake_rest_pose(&model)?;
+        if report.bones > 0 {
+            let bones = if report.bones == 1 { "bone" } else { "bones" };
+            changes.push(format!(
+                "rest pose baked: {} {bones} rotated or scaled at rest, now offsets (the \
+                 skinned mesh is unchanged)",
+                report.bones
+            ));
+        }
+        model = baked;
+    }
+    if job.optimize {
+        model = tags_as_attachments(model)?;
+        let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL)?;
+        if let Some(text) = describe_optimized(&report) {
+            changes.push(text);
+        }
+        model = optimized;
+    }
+    Ok((model, changes))
+}
+
+/// The model with every bone named `tag_...` flagged as an attachment, so that removing unused
+/// bones keeps it: games find attachment points by name (DarkPlaces' `gettagindex`, MD3's tags),
+/// and the files rarely set the flag (Xonotic's models set it on none).
+fn tags_as_attachments(model: Model) -> Result<Model, ossa::Error> {
+    let is_tag = |b: &ossa::Bone| {
+        b.flags & ossa::BONE_ATTACHMENT == 0
+            && b.name.as_bytes().len() > 4
+            && b.name.as_bytes()[..4].eq_ignore_ascii_case(b"tag_")
+    };
+    if !model.bones().iter().any(is_tag) {
+        return Ok(model);
+    }
+    let mut parts = model.to_parts();
+    for bone in &mut parts.bones {
+        if is_tag(bone) {
+            bone.flags |= ossa::BONE_ATTACHMENT;
+        }
+    }
+    Model::from_parts(parts)
+}
+
+/// `optimised: 3 unused bones removed, 12 bones, 840 vertices and 1210 triangles renumbered,
+/// vertex cache misses 1.21 -> 0.68 a triangle`; None when nothing changed.
+fn describe_optimized(r: &ossa::optimize::OptimizeReport) -> Option<String> {
+    let mut parts = Vec::new();
+    let removed = r.bones_before.saturating_sub(r.bones_after);
+    if removed > 0 {
+        let bones = if removed == 1 { "bone" } else { "bones" };
+        parts.push(format!("{removed} unused {bones} removed"));
+    }
+    let moved: Vec<String> = [
+        (r.bones_moved, "bone", "bones"),
+        (r.vertices_moved, "vertex", "vertices"),
+        (r.triangles_moved, "triangle", "triangles"),
+    ]
+    .iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|&(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+    .collect();
+    if !moved.is_empty() {
+        parts.push(format!("{} renumbered", list(&moved)));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if r.triangles_moved > 0 {
+        parts.push(format!(
+            "vertex cache misses {:.2} -> {:.2} a triangle",
+            r.acmr_before, r.acmr_after
+        ));
+    }
+    Some(format!("optimised: {}", parts.join(", ")))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The character `input` (a Sims skeleton, a suit file, or both) wearing `suit`, its meshes
