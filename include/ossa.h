@@ -56,7 +56,8 @@
 
 /**
  * Save/optimise flag: renumber bones by first use by the vertices, parents before children (a
- * pre-order: each bone's subtree stays together), after the vertex and triangle orders.
+ * pre-order: each bone's subtree stays together), after the vertex and triangle orders; a model
+ * whose vertices use no bone keeps its order.
  */
 #define OSSA_OPTIMIZE_BONE_ORDER 8
 

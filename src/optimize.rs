@@ -19,7 +19,8 @@ pub const OPTIMIZE_VERTEX_ORDER: u32 = 4;
 /// influences in order), parents still before children: a pre-order of the bone tree whose
 /// children are taken by the first use anywhere in their subtree, so a bone's subtree stays
 /// together (MM2's `.skel` numbers bones so). Bones no vertex uses keep their order after the
-/// used ones among their siblings. Runs after the vertex and triangle orders, which it follows.
+/// used ones among their siblings; a model whose vertices use no bone (a skeleton alone) keeps
+/// its order. Runs after the vertex and triangle orders, which it follows.
 pub const OPTIMIZE_BONE_ORDER: u32 = 8;
 pub const OPTIMIZE_ALL: u32 =
     OPTIMIZE_UNUSED_BONES | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER | OPTIMIZE_BONE_ORDER;
@@ -319,7 +320,8 @@ impl Model {
                 report.vertices_moved += renumber(mesh, &map);
             }
         }
-        if flags & OPTIMIZE_BONE_ORDER != 0 && self.unbound().is_none() {
+        // Likewise without an influence there is no first use to order by: the order stays.
+        if flags & OPTIMIZE_BONE_ORDER != 0 && self.unbound().is_none() && influenced {
             let order = bone_order(&parts);
             report.bones_moved = order
                 .iter()

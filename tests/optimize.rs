@@ -493,3 +493,14 @@ fn max_influences_merges_one_bone_named_twice_before_counting() {
         }
     }
 }
+
+#[test]
+fn a_skeleton_alone_keeps_its_bone_order() {
+    // root, a, b, a1: not a pre-order, but without vertices nothing says which comes first.
+    let mut parts = hand_rig().to_parts();
+    parts.meshes.clear();
+    let model = Model::from_parts(parts).unwrap();
+    let (same, report) = model.optimized(OPTIMIZE_ALL).unwrap();
+    assert_eq!(report.bones_moved, 0);
+    assert_eq!(bone_names(&same), bone_names(&model));
+}

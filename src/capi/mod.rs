@@ -49,7 +49,8 @@ pub const OSSA_OPTIMIZE_TRIANGLE_ORDER: u32 = 2;
 /// Save/optimise flag: renumber each mesh's vertices by first use (unused ones last).
 pub const OSSA_OPTIMIZE_VERTEX_ORDER: u32 = 4;
 /// Save/optimise flag: renumber bones by first use by the vertices, parents before children (a
-/// pre-order: each bone's subtree stays together), after the vertex and triangle orders.
+/// pre-order: each bone's subtree stays together), after the vertex and triangle orders; a model
+/// whose vertices use no bone keeps its order.
 pub const OSSA_OPTIMIZE_BONE_ORDER: u32 = 8;
 
 /// Result codes: values are stable and never reused.
