@@ -250,7 +250,15 @@ pub fn optimize_save(data: &[u8]) {
     assert_eq!(report.bones_before as usize, model.bones().len());
     assert_eq!(report.bones_after as usize, optimized.bones().len());
     if flags & ossa::optimize::OPTIMIZE_UNUSED_BONES == 0 {
-        assert_eq!(optimized.bones(), model.bones());
+        if flags & ossa::optimize::OPTIMIZE_BONE_ORDER == 0 {
+            assert_eq!(optimized.bones(), model.bones());
+        } else {
+            // Renumbered only: the same bones, each parent still before its child.
+            assert_eq!(optimized.bones().len(), model.bones().len());
+            for (i, b) in optimized.bones().iter().enumerate() {
+                assert!(b.parent < i as i32, "bone {i}'s parent {} after it", b.parent);
+            }
+        }
     }
     assert_eq!(optimized.frames().len(), model.frames().len());
     assert_eq!(optimized.meshes().len(), model.meshes().len());
