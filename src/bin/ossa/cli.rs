@@ -68,8 +68,8 @@ pub enum Command {
                       --to NAME; a failing input is reported, the others still convert, and \
                       the exit status is 1.\n\n\
                       Into DPM, SKM, SKP, DMF and MM2 (.skel, .mod) the model is written as \
-                      those formats ask of a saver: bones no vertex uses removed (attachments \
-                      and the ancestors of kept bones stay), triangles ordered for the vertex \
+                      those formats ask of a saver: bones no vertex uses removed (attachments, \
+                      bones named tag_... and the ancestors of kept bones stay), triangles ordered for the vertex \
                       cache, vertices and then bones numbered by first use; the line says what \
                       changed. Its own format included: `ossa convert a.dpm -o b.dpm` \
                       optimises; --keep-order writes the model as loaded. The same input gives \
@@ -78,7 +78,7 @@ pub enum Command {
                       What the target cannot hold is refused, naming the first thing that does \
                       not fit (OSSA_ERR_UNSUPPORTED or OSSA_ERR_LIMIT); --max-influences and \
                       --bake-scale change the model so that it fits, and the line says what \
-                      that lost."
+                      they changed."
     )]
     Convert(ConvertArgs),
     /// Load, pose and skinning times beside memcpy and a C baseline
