@@ -424,6 +424,16 @@ fn mm2_refuses_a_turned_rest_pose_and_bakes_it_when_asked() {
             run.stdout
         );
     }
+    let run = ossa(
+        &dir.0,
+        &["convert", "legs.dpm", "-o", "mm2/legs.skel", "--bake-scale"],
+    );
+    assert!(
+        run.stdout
+            .contains("; 1 frame after the first not written (a .skel holds the rest pose)"),
+        "{}",
+        run.stdout
+    );
     // The .mod finds its .skel beside it: the mesh at rest is where the DPM put it.
     let out = load(dir.path("mm2/legs.mod"));
     assert_eq!(bone_names(&out), ["hip", "leg"]);

@@ -328,6 +328,15 @@ fn prepare(mut model: Model, job: &Job) -> Result<(Model, Vec<String>), ossa::Er
         }
         model = baked;
     }
+    // MM2 keeps its motions in files of their own: a .skel is the rest pose alone.
+    let frames = model.frames().len();
+    if job.target == Format::Mm2Skel && frames > 1 {
+        let more = frames - 1;
+        let noun = if more == 1 { "frame" } else { "frames" };
+        changes.push(format!(
+            "{more} {noun} after the first not written (a .skel holds the rest pose)"
+        ));
+    }
     if job.optimize {
         model = tags_as_attachments(model)?;
         let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL)?;
