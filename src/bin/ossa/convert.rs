@@ -273,8 +273,9 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             (export.bytes, line)
         }
         format => {
-            let (model, changes) = prepare(model, job)?;
-            let bytes = model.save(format)?;
+            let (model, mut changes) = prepare(model, job)?;
+            let (bytes, optimized) = save_optimized(model, format, job)?;
+            changes.extend(optimized);
             let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
             for change in changes {
                 line.push_str("; ");
@@ -305,8 +306,8 @@ fn optimized_target(format: Format) -> bool {
     )
 }
 
-/// The model as the target is written: influences capped (--max-influences), the rest pose
-/// baked (--bake-scale), then optimised; and what each step changed, lossy steps first.
+/// The model with the options that change what it holds applied: influences capped
+/// (--max-influences), the rest pose baked (--bake-scale); and what each step changed.
 fn prepare(mut model: Model, job: &Job) -> Result<(Model, Vec<String>), ossa::Error> {
     let mut changes = Vec::new();
     if job.max_influences > 0 {
@@ -337,15 +338,26 @@ fn prepare(mut model: Model, job: &Job) -> Result<(Model, Vec<String>), ossa::Er
             "{more} {noun} after the first not written (a .skel holds the rest pose)"
         ));
     }
-    if job.optimize {
-        model = tags_as_attachments(model)?;
-        let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL)?;
-        if let Some(text) = describe_optimized(&report) {
-            changes.push(text);
-        }
-        model = optimized;
-    }
     Ok((model, changes))
+}
+
+/// `model` saved as `format`, optimised first unless --keep-order, and what optimising changed.
+fn save_optimized(
+    model: Model,
+    format: Format,
+    job: &Job,
+) -> Result<(Vec<u8>, Option<String>), ossa::Error> {
+    if !job.optimize {
+        return Ok((model.save(format)?, None));
+    }
+    let model = tags_as_attachments(model)?;
+    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL)?;
+    match optimized.save(format) {
+        Ok(bytes) => Ok((bytes, describe_optimized(&report, format))),
+        // What does not fit is named in the input's numbering of bones, meshes and vertices,
+        // which the model before optimising has.
+        Err(e) => Err(model.save(format).err().unwrap_or(e)),
+    }
 }
 
 /// The model with every bone named `tag_...` flagged as an attachment, so that removing unused
@@ -371,7 +383,9 @@ fn tags_as_attachments(model: Model) -> Result<Model, ossa::Error> {
 
 /// `optimised: 3 unused bones removed, 12 bones, 840 vertices and 1210 triangles renumbered,
 /// vertex cache misses 1.21 -> 0.68 a triangle`; None when nothing changed.
-fn describe_optimized(r: &ossa::optimize::OptimizeReport) -> Option<String> {
+/// A skeleton's file (SKP, `.skel`) leaves the vertices and triangles out.
+fn describe_optimized(r: &ossa::optimize::OptimizeReport, format: Format) -> Option<String> {
+    let meshes = !matches!(format, Format::Skp | Format::Mm2Skel);
     let mut parts = Vec::new();
     let removed = r.bones_before.saturating_sub(r.bones_after);
     if removed > 0 {
@@ -384,6 +398,7 @@ fn describe_optimized(r: &ossa::optimize::OptimizeReport) -> Option<String> {
         (r.triangles_moved, "triangle", "triangles"),
     ]
     .iter()
+    .take(if meshes { 3 } else { 1 })
     .filter(|(n, _, _)| *n > 0)
     .map(|&(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
     .collect();
@@ -393,7 +408,7 @@ fn describe_optimized(r: &ossa::optimize::OptimizeReport) -> Option<String> {
     if parts.is_empty() {
         return None;
     }
-    if r.triangles_moved > 0 {
+    if meshes && r.triangles_moved > 0 {
         parts.push(format!(
             "vertex cache misses {:.2} -> {:.2} a triangle",
             r.acmr_before, r.acmr_after
