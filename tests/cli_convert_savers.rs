@@ -89,7 +89,8 @@ fn small_rig() -> Model {
         influences: vec![
             influence(2, 1.0, [1.0, 0.0, 0.0]),
             influence(3, 0.75, [0.0, 1.0, 0.0]),
-            influence(1, 0.25, [0.0, 1.0, 2.0]),
+            // At rest a1's joint is at (4, 3, 0) and a's at (1, 2, 0): both put it at (4, 4, 0).
+            influence(1, 0.25, [3.0, 2.0, 0.0]),
             influence(0, 1.0, [0.0, 0.0, 1.0]),
         ],
         indices: vec![0, 1, 2],
@@ -547,4 +548,40 @@ fn skm_limits_name_what_does_not_fit() {
             run.stderr
         );
     }
+}
+
+#[test]
+fn keep_order_keeps_a_dmf_s_bytes_through_json() {
+    let dir = TempDir::new("convert-savers", "dmf-json");
+    dir.write("rig.dmf", small_rig().save(Format::Dmf).unwrap());
+    let run = ossa(
+        &dir.0,
+        &[
+            "convert",
+            "rig.dmf",
+            "-o",
+            "rig.json",
+            "--to",
+            "dmf-json",
+            "--keep-order",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = ossa(
+        &dir.0,
+        &["convert", "rig.json", "-o", "back.dmf", "--keep-order"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(dir.path("back.dmf")).unwrap(),
+        std::fs::read(dir.path("rig.dmf")).unwrap()
+    );
+    // Optimised, the unused bones go: a DMF keeps no bone flags, so `tag` is no attachment
+    // once read from one (a bone named `tag_...` would stay).
+    let run = ossa(&dir.0, &["convert", "rig.json", "-o", "opt.dmf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        bone_names(&load(dir.path("opt.dmf"))),
+        ["root", "b", "a", "a1"]
+    );
 }
