@@ -362,7 +362,8 @@ fn save_optimized(
 
 /// The model with every bone named `tag_...` flagged as an attachment, so that removing unused
 /// bones keeps it: games find attachment points by name (DarkPlaces' `gettagindex`, MD3's tags),
-/// and the files rarely set the flag (Xonotic's models set it on none).
+/// and the files rarely set the flag (Xonotic's spiderbot sets it on none of its five `tag_`
+/// bones).
 fn tags_as_attachments(model: Model) -> Result<Model, ossa::Error> {
     let is_tag = |b: &ossa::Bone| {
         b.flags & ossa::BONE_ATTACHMENT == 0
