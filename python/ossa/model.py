@@ -91,6 +91,7 @@ class OptimizeFlag(enum.IntFlag):
     UNUSED_BONES = 1
     TRIANGLE_ORDER = 2
     VERTEX_ORDER = 4
+    BONE_ORDER = 8
 
 
 @dataclass(frozen=True, slots=True)
