@@ -629,9 +629,6 @@ pub(crate) fn build(
                         budget.add(ck, nv as u64 * 4, 64)?;
                         for (v, slot) in weights.iter_mut().enumerate() {
                             for (&joint, &weight) in j.element(v).iter().zip(w.element(v)) {
-                                if weight == 0.0 {
-                                    continue;
-                                }
                                 let node = skin.joints.get(joint as usize).ok_or_else(|| {
                                     Error::malformed(format!(
                                         "{} vertex {v}: joint {joint} is past skin {s}'s {} joints",
@@ -639,6 +636,9 @@ pub(crate) fn build(
                                         skin.joints.len()
                                     ))
                                 })?;
+                                if weight == 0.0 {
+                                    continue;
+                                }
                                 let bone = bone_of[node.value()].unwrap_or(0);
                                 slot.push((bone, weight, skin_ibms[s][joint as usize]));
                             }
