@@ -1,6 +1,8 @@
 //! glTF buffers and accessors, decoded by hand: nothing the file says about where its data lies
 //! is trusted until it is checked against the bytes that are really there.
 
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use std::borrow::Cow;
 
 use gltf_json::Root;
@@ -183,7 +185,8 @@ impl<'a> Buffers<'a> {
                     "matrices of 8- or 16-bit components are not read",
                 ));
             }
-            let elem = width * csize;
+            // At most 16 components of 4 bytes.
+            let elem = width.saturating_mul(csize);
             let count = acc.count.0;
             let values_len = count
                 .checked_mul(width as u64)
@@ -209,7 +212,8 @@ impl<'a> Buffers<'a> {
                     };
                     let offset = acc.byte_offset.map_or(0, |o| o.0);
                     if count > 0 {
-                        let need = (count - 1)
+                        let need = count
+                            .saturating_sub(1)
                             .checked_mul(stride as u64)
                             .and_then(|x| x.checked_add(offset))
                             .and_then(|x| x.checked_add(elem as u64));
@@ -224,10 +228,11 @@ impl<'a> Buffers<'a> {
                     budget.add(ck, values_len, std::mem::size_of::<T>() as u64)?;
                     let mut values = Vec::with_capacity(values_len as usize);
                     for e in 0..count as usize {
-                        let at = offset as usize + e * stride;
+                        // Inside the view: the span of the last element was checked above.
+                        let at = (offset as usize).wrapping_add(e.wrapping_mul(stride));
                         for k in 0..width {
-                            let s = at + k * csize;
-                            let b = bytes.get(s..s + csize).unwrap_or(&[]);
+                            let s = at.wrapping_add(k.wrapping_mul(csize));
+                            let b = bytes.get(s..s.wrapping_add(csize)).unwrap_or(&[]);
                             values.push(convert(c, acc.normalized, b).ok_or_else(|| {
                                 Error::malformed(format!("element {e} is not usable"))
                             })?);
@@ -282,9 +287,9 @@ impl<'a> Buffers<'a> {
                 }
                 let mut previous: Option<u32> = None;
                 for i in 0..n as usize {
-                    let s = ioff as usize + i * isize;
+                    let s = (ioff as usize).wrapping_add(i.wrapping_mul(isize));
                     let index = ibytes
-                        .get(s..s + isize)
+                        .get(s..s.wrapping_add(isize))
                         .and_then(|b| uint_of(ic, b))
                         .ok_or_else(|| Error::malformed("sparse indices are not unsigned"))?;
                     if u64::from(index) >= count || previous.is_some_and(|p| index <= p) {
@@ -295,10 +300,12 @@ impl<'a> Buffers<'a> {
                     }
                     previous = Some(index);
                     for k in 0..width {
-                        let s = voff as usize + i * elem + k * csize;
-                        let b = vbytes.get(s..s + csize).unwrap_or(&[]);
+                        let s = (voff as usize)
+                            .wrapping_add(i.wrapping_mul(elem))
+                            .wrapping_add(k.wrapping_mul(csize));
+                        let b = vbytes.get(s..s.wrapping_add(csize)).unwrap_or(&[]);
                         if let (Some(slot), Some(x)) = (
-                            values.get_mut(index as usize * width + k),
+                            values.get_mut((index as usize).wrapping_mul(width).wrapping_add(k)),
                             convert(c, acc.normalized, b),
                         ) {
                             *slot = x;
@@ -323,7 +330,7 @@ impl<'a> Buffers<'a> {
         if let Some(i) = d.values.iter().position(|x| !x.is_finite()) {
             return Err(Error::malformed(format!(
                 "element {} holds a NaN or infinity",
-                i / d.width.max(1)
+                i.checked_div(d.width).unwrap_or(0)
             ))
             .within(format!("accessor {a} ({})", want.what)));
         }

@@ -1,6 +1,10 @@
 //! A parsed glTF made into ossa's model: which nodes become bones, the bind pose, meshes and
 //! their influences, sampled animations, and the mapping back to an ossa export's source frame.
 
+// Every index used here is a node, bone, joint, skin or vertex number checked against its table
+// where it was read (children, joints, skins, indices), so plain indexing stays inside them.
+#![allow(clippy::indexing_slicing)]
+
 use std::collections::HashMap;
 
 use glam::Quat;
@@ -848,9 +852,9 @@ pub(crate) fn build(
         } else {
             key_rate(channels.iter().map(|c| c.times.as_slice()))
         };
-        let count = (f64::from(duration) * f64::from(fps)).round() as u64 + 1;
+        let count = ((f64::from(duration) * f64::from(fps)).round() as u64).saturating_add(1);
         let first = frames.len() as u64;
-        if first + count > MAX_FRAMES {
+        if first.saturating_add(count) > MAX_FRAMES {
             return Err(Error::limit(format!(
                 "{}: {count} frames at {fps} fps make more than {MAX_FRAMES} frames in all",
                 what()

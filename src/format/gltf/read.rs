@@ -2,6 +2,8 @@
 //! beside the model through the sidecar rules), then nodes, skins, meshes and animations made
 //! into ossa's model. See docs/gltf.md, "Import".
 
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use std::borrow::Cow;
 
 use base64::Engine;
@@ -109,15 +111,15 @@ fn percent_decode(uri: &str) -> Result<String> {
     while let Some(&c) = b.get(i) {
         if c == b'%' {
             let hex = b
-                .get(i + 1..i + 3)
+                .get(i.saturating_add(1)..i.saturating_add(3))
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
                 .ok_or_else(|| Error::malformed(format!("URI {uri:?}: a bad % escape")))?;
             out.push(hex);
-            i += 3;
+            i = i.saturating_add(3);
         } else {
             out.push(c);
-            i += 1;
+            i = i.saturating_add(1);
         }
     }
     String::from_utf8(out).map_err(|_| Error::malformed(format!("URI {uri:?} is not UTF-8")))

@@ -3,6 +3,8 @@
 //! is a Hermite spline whose tangents are scaled by the key interval, its rotations normalised
 //! after. Before the first key the first value holds, after the last the last.
 
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 /// How a sampler interpolates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Interpolation {
@@ -28,13 +30,23 @@ impl Track<'_> {
             Interpolation::CubicSpline => (3, 1),
             _ => (1, 0),
         };
-        let start = (k * group + at) * self.width;
-        self.values.get(start..start + self.width).unwrap_or(&[])
+        let start = k
+            .wrapping_mul(group)
+            .wrapping_add(at)
+            .wrapping_mul(self.width);
+        self.values
+            .get(start..start.wrapping_add(self.width))
+            .unwrap_or(&[])
     }
 
     fn tangent(&self, k: usize, out: bool) -> &[f32] {
-        let start = (k * 3 + if out { 2 } else { 0 }) * self.width;
-        self.values.get(start..start + self.width).unwrap_or(&[])
+        let start = k
+            .wrapping_mul(3)
+            .wrapping_add(if out { 2 } else { 0 })
+            .wrapping_mul(self.width);
+        self.values
+            .get(start..start.wrapping_add(self.width))
+            .unwrap_or(&[])
     }
 
     /// The value at time `t`, into `out` (`width` floats).
@@ -55,7 +67,7 @@ impl Track<'_> {
             return;
         }
         if t >= last {
-            copy(out, self.value(n - 1));
+            copy(out, self.value(n.saturating_sub(1)));
             return;
         }
         // The key interval holding t: times[k] <= t < times[k + 1].
@@ -63,8 +75,11 @@ impl Track<'_> {
             .times
             .partition_point(|&x| x <= t)
             .saturating_sub(1)
-            .min(n - 2);
-        let (t0, t1) = (self.times[k], self.times[k + 1]);
+            .min(n.saturating_sub(2));
+        let k1 = k.saturating_add(1);
+        let (Some(&t0), Some(&t1)) = (self.times.get(k), self.times.get(k1)) else {
+            return;
+        };
         let td = f64::from(t1) - f64::from(t0);
         let s = if td > 0.0 {
             ((f64::from(t) - f64::from(t0)) / td).clamp(0.0, 1.0)
@@ -74,11 +89,11 @@ impl Track<'_> {
         match self.interpolation {
             Interpolation::Step => copy(out, self.value(k)),
             Interpolation::Linear if self.rotation => {
-                let q = slerp(quat(self.value(k)), quat(self.value(k + 1)), s);
+                let q = slerp(quat(self.value(k)), quat(self.value(k1)), s);
                 copy(out, &q.map(|c| c as f32));
             }
             Interpolation::Linear => {
-                for ((o, a), b) in out.iter_mut().zip(self.value(k)).zip(self.value(k + 1)) {
+                for ((o, a), b) in out.iter_mut().zip(self.value(k)).zip(self.value(k1)) {
                     *o = (f64::from(*a) + (f64::from(*b) - f64::from(*a)) * s) as f32;
                 }
             }
@@ -89,7 +104,7 @@ impl Track<'_> {
                 let h01 = -2.0 * s3 + 3.0 * s2;
                 let h11 = s3 - s2;
                 let (v0, b0) = (self.value(k), self.tangent(k, true));
-                let (v1, a1) = (self.value(k + 1), self.tangent(k + 1, false));
+                let (v1, a1) = (self.value(k1), self.tangent(k1, false));
                 let mut acc = [0.0f64; 4];
                 for (i, slot) in acc.iter_mut().enumerate().take(self.width) {
                     let g = |v: &[f32]| v.get(i).copied().map_or(0.0, f64::from);
@@ -98,7 +113,8 @@ impl Track<'_> {
                 if self.rotation {
                     acc = normalize(acc);
                 }
-                copy(out, &acc.map(|c| c as f32)[..self.width.min(4)]);
+                let acc = acc.map(|c| c as f32);
+                copy(out, acc.get(..self.width.min(4)).unwrap_or(&[]));
             }
         }
     }
@@ -134,10 +150,15 @@ pub(crate) fn slerp(a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
         let sin = theta.sin();
         (((1.0 - s) * theta).sin() / sin, (s * theta).sin() / sin)
     };
-    normalize([0, 1, 2, 3].map(|i| wa * a[i] + wb * b[i]))
+    let mut r = [0.0f64; 4];
+    for ((r, x), y) in r.iter_mut().zip(a).zip(b) {
+        *r = wa * x + wb * y;
+    }
+    normalize(r)
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
