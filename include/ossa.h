@@ -165,11 +165,12 @@ enum ossa_format
    */
   OSSA_FORMAT_MM2_MOD = 11,
   /**
-   * glTF 2.0 binary (.glb); saving only
+   * glTF 2.0 binary (.glb): loaded (skins, animations sampled into frames) and saved
    */
   OSSA_FORMAT_GLB = 12,
   /**
-   * glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
+   * glTF 2.0 JSON (.gltf): saved with its buffer and images embedded as data URIs; loaded
+   * with them embedded or in files beside it
    */
   OSSA_FORMAT_GLTF = 13,
   /**
