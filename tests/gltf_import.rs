@@ -754,3 +754,41 @@ fn every_bit_flipped() {
     let tally = flip_bits(&bytes, flip_positions(bytes.len(), &mut rng, 4096), survive);
     assert!(tally.loaded > 0 && tally.failed > 0, "{tally:?}");
 }
+
+#[test]
+fn materials_name_the_shader_and_keep_their_base_colour_image() {
+    let (mut json, mut bin) = skinned_triangle();
+    // An image's bytes as stored: a PNG header of 2 x 3 pixels is all that is looked at.
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend(2u32.to_be_bytes());
+    png.extend(3u32.to_be_bytes());
+    let at = bin.len();
+    bin.extend(&png);
+    json["bufferViews"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"buffer": 0, "byteOffset": at, "byteLength": png.len()}));
+    json["buffers"][0]["byteLength"] = json!(bin.len());
+    json["images"] = json!([{"bufferView": 7, "mimeType": "image/png", "name": "skin.png"}]);
+    json["samplers"] = json!([{"wrapS": 33071}]);
+    json["textures"] = json!([{"source": 0, "sampler": 0}]);
+    json["materials"] = json!([{"name": "flesh", "pbrMetallicRoughness": {
+        "baseColorTexture": {"index": 0}, "baseColorFactor": [1.0, 0.5, 0.25, 1.0]}}]);
+    json["meshes"][0]["primitives"][0]["material"] = json!(0);
+    let m = load_glb(&glb(&json, &bin)).unwrap();
+    let mesh = &m.meshes()[0];
+    assert_eq!(mesh.shader().to_string_lossy(), "flesh");
+    assert_eq!(mesh.material(), Some(0));
+    let mat = &m.materials()[0];
+    assert_eq!(mat.name.to_string_lossy(), "flesh");
+    assert_eq!(mat.diffuse, [1.0, 0.5, 0.25, 1.0]);
+    let tex = &m.textures()[mat.texture.unwrap() as usize];
+    assert_eq!(tex.name.to_string_lossy(), "skin.png");
+    assert_eq!((tex.width, tex.height, tex.wrap_s, tex.wrap_t), (2, 3, 0, 2));
+    assert_eq!(tex.image, png);
+    refused(
+        |j| j["meshes"][0]["primitives"][0]["material"] = json!(3),
+        ErrorCode::Malformed,
+        "mesh 0 primitive 0 material 3: does not exist",
+    );
+}

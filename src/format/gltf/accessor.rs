@@ -109,7 +109,7 @@ pub(crate) struct Want<'w> {
 
 impl<'a> Buffers<'a> {
     /// Buffer view `v`'s bytes and stride.
-    fn view(&self, v: usize) -> Result<(&[u8], Option<usize>)> {
+    pub fn view(&self, v: usize) -> Result<(&[u8], Option<usize>)> {
         let views = &self.root.buffer_views;
         let view = views.get(v).ok_or_else(|| {
             Error::malformed(format!(

@@ -16,15 +16,15 @@ use gltf_json::validation::Checked;
 
 use super::accessor::{Buffers, Decoded, Want};
 use super::axes::Axes;
-use super::read::{extras_of, source_frame};
+use super::read::{data_uri, extras_of, source_frame};
 use super::sample::{Interpolation, Track};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
 use crate::format::{Budget, Checker, Format, LoadOptions};
 use crate::math::Mat3x4;
 use crate::model::{
-    Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, Frame, Influence, MeshParts, ModelParts,
-    Name, concat_into,
+    Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, Frame, Influence, Material, MeshParts,
+    ModelParts, Name, Texture, concat_into,
 };
 
 /// Frames, the bind pose included, at most: sampling turns a few keys into many frames.
@@ -439,6 +439,7 @@ pub(crate) fn build(
         weights: Vec<Vec<(u32, f32, Mat3x4)>>,
     }
     let mut pending: Vec<Pending> = Vec::new();
+    let mut materials = Materials::default();
     let mut needs_root = false;
     let mut skipped_modes = 0usize;
     for &n in &order {
@@ -684,6 +685,14 @@ pub(crate) fn build(
                     worst.1
                 )))?;
             }
+            let material = match prim.material {
+                Some(i) => Some(
+                    materials
+                        .take(root, bufs, i.value(), ck, budget)
+                        .within(|| format!("{} material {}", what(), i.value()))?,
+                ),
+                None => None,
+            };
             let shader = prim
                 .material
                 .and_then(|i| root.materials.get(i.value()))
@@ -703,6 +712,7 @@ pub(crate) fn build(
                     indices,
                     texcoords,
                     colors,
+                    material,
                     ..MeshParts::default()
                 },
                 positions,
@@ -987,6 +997,8 @@ pub(crate) fn build(
         parts.meshes.push(mesh);
     }
     let _ = bind;
+    parts.materials = materials.materials;
+    parts.textures = materials.textures;
     parts.poses = poses.into();
     parts.frames = frames;
     parts.up_axis = axes.from[1] as u32;
@@ -1082,4 +1094,135 @@ fn key_rate<'t>(channels: impl Iterator<Item = &'t [f32]>) -> f32 {
         }
         _ => super::read::DEFAULT_FPS,
     }
+}
+
+/// The materials meshes use, each once, and the base colour images they name.
+#[derive(Default)]
+struct Materials {
+    by_index: HashMap<usize, u32>,
+    images: HashMap<usize, u32>,
+    materials: Vec<Material>,
+    textures: Vec<Texture>,
+}
+
+impl Materials {
+    /// The model's material for glTF material `i`.
+    fn take(
+        &mut self,
+        root: &Root,
+        bufs: &Buffers,
+        i: usize,
+        ck: &Checker,
+        budget: &mut Budget,
+    ) -> Result<u32> {
+        if let Some(&m) = self.by_index.get(&i) {
+            return Ok(m);
+        }
+        let mat = root
+            .materials
+            .get(i)
+            .ok_or_else(|| Error::malformed("does not exist"))?;
+        let pbr = &mat.pbr_metallic_roughness;
+        let texture = match &pbr.base_color_texture {
+            Some(info) => Some(self.image(root, bufs, info.index.value(), ck, budget)?),
+            None => None,
+        };
+        let [r, g, b] = mat.emissive_factor.0;
+        let m = self.materials.len() as u32;
+        self.materials.push(Material {
+            id: i16::try_from(i).unwrap_or(i16::MAX),
+            name: Name::from(
+                mat.name
+                    .clone()
+                    .unwrap_or_else(|| format!("material {i}"))
+                    .as_str(),
+            ),
+            texture,
+            face_side: if mat.double_sided { 2 } else { 0 },
+            diffuse: pbr.base_color_factor.0,
+            emissive: [r, g, b, 1.0],
+            ..Material::default()
+        });
+        self.by_index.insert(i, m);
+        Ok(m)
+    }
+
+    /// The model's texture for glTF texture `t`: its image's name, and its bytes where the file
+    /// holds them (a buffer view or a data URI), undecoded.
+    fn image(
+        &mut self,
+        root: &Root,
+        bufs: &Buffers,
+        t: usize,
+        ck: &Checker,
+        budget: &mut Budget,
+    ) -> Result<u32> {
+        let tex = root
+            .textures
+            .get(t)
+            .ok_or_else(|| Error::malformed(format!("texture {t} does not exist")))?;
+        let s = tex.source.value();
+        if let Some(&k) = self.images.get(&s) {
+            return Ok(k);
+        }
+        let image = root
+            .images
+            .get(s)
+            .ok_or_else(|| Error::malformed(format!("texture {t}: image {s} does not exist")))?;
+        let name = image
+            .name
+            .clone()
+            .or_else(|| {
+                image
+                    .uri
+                    .as_deref()
+                    .filter(|u| !u.starts_with("data:"))
+                    .map(|u| u.rsplit('/').next().unwrap_or(u).to_owned())
+            })
+            .unwrap_or_else(|| format!("image_{s}"));
+        let bytes = match (&image.buffer_view, image.uri.as_deref()) {
+            (Some(v), _) => {
+                let (b, _) = bufs.view(v.value()).within(|| format!("image {s}"))?;
+                budget.add(ck, b.len() as u64, 1)?;
+                b.to_vec()
+            }
+            (None, Some(uri)) if uri.starts_with("data:") => {
+                data_uri(uri, ck, budget).within(|| format!("image {s}"))?
+            }
+            _ => Vec::new(),
+        };
+        // A PNG's size is in its header; other images keep 0 x 0 (nothing is decoded).
+        let (width, height) = png_size(&bytes).unwrap_or((0, 0));
+        let wrap = |w: &Checked<gltf_json::texture::WrappingMode>| match w {
+            Checked::Valid(gltf_json::texture::WrappingMode::ClampToEdge) => 0,
+            Checked::Valid(gltf_json::texture::WrappingMode::MirroredRepeat) => 1,
+            _ => 2,
+        };
+        let sampler = tex.sampler.and_then(|i| root.samplers.get(i.value()));
+        let k = self.textures.len() as u32;
+        self.textures.push(Texture {
+            id: i16::try_from(s).unwrap_or(i16::MAX),
+            name: Name::from(name.as_str()),
+            width,
+            height,
+            flip_y: 0,
+            wrap_s: sampler.map_or(2, |x| wrap(&x.wrap_s)),
+            wrap_t: sampler.map_or(2, |x| wrap(&x.wrap_t)),
+            image: bytes,
+        });
+        self.images.insert(s, k);
+        Ok(k)
+    }
+}
+
+/// Width and height from a PNG's IHDR, where they fit 16 bits.
+fn png_size(b: &[u8]) -> Option<(u16, u16)> {
+    if !b.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return None;
+    }
+    let be = |at: usize| -> Option<u32> {
+        let w = b.get(at..at.checked_add(4)?)?;
+        Some(u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    Some((u16::try_from(be(16)?).ok()?, u16::try_from(be(20)?).ok()?))
 }

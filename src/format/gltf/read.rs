@@ -126,7 +126,7 @@ fn percent_decode(uri: &str) -> Result<String> {
 }
 
 /// The bytes of a `data:` URI.
-fn data_uri(uri: &str, ck: &Checker, budget: &mut Budget) -> Result<Vec<u8>> {
+pub(crate) fn data_uri(uri: &str, ck: &Checker, budget: &mut Budget) -> Result<Vec<u8>> {
     let (head, body) = uri
         .split_once(',')
         .ok_or_else(|| Error::malformed("a data URI without a comma"))?;
