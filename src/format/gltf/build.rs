@@ -853,6 +853,17 @@ pub(crate) fn build(
                 interpolation,
             });
         }
+        // Where several channels drive one property, the last one wins: the others are dropped
+        // before sampling, so that the work stays within frames x bones x 3.
+        let mut seen = std::collections::HashSet::new();
+        let mut last_first: Vec<Channel> = Vec::with_capacity(channels.len());
+        for c in channels.into_iter().rev() {
+            if seen.insert((c.bone, c.path as u32)) {
+                last_first.push(c);
+            }
+        }
+        last_first.reverse();
+        let channels = last_first;
         let duration = channels
             .iter()
             .filter_map(|c| c.times.last().copied())
