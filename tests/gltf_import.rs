@@ -854,3 +854,55 @@ fn step_and_cubic_spline_samplers_through_a_file() {
         "{e}"
     );
 }
+
+#[test]
+fn skins_sharing_joints_merge_only_when_their_binds_agree() {
+    // A second mesh node with its own skin over the same two joints and matrices: one skeleton.
+    let (mut json, bin) = skinned_triangle();
+    json["skins"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"joints": [1, 0], "inverseBindMatrices": 4}));
+    json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "other", "mesh": 0, "skin": 1}));
+    json["scenes"][0]["nodes"] = json!([0, 2, 3]);
+    let e = load_glb(&glb(&json, &bin)).unwrap_err();
+    // Joint 1 (node 0) gets node 1's matrix in the second skin: they disagree.
+    assert_eq!(e.code(), ErrorCode::Unsupported, "{e}");
+    assert!(
+        e.to_string().contains("skins 0 and 1 give joint node 1"),
+        "{e}"
+    );
+    json["skins"][1]["joints"] = json!([0, 1]);
+    let m = load_glb(&glb(&json, &bin)).unwrap();
+    assert_eq!(m.bones().len(), 2);
+    assert_eq!(m.meshes().len(), 2);
+}
+
+#[test]
+fn weights_far_from_one_are_refused_and_unnamed_nodes_named() {
+    let (json, mut bin) = skinned_triangle();
+    // Vertex 1's weights: 0.5 and 0.25.
+    bin[64..68].copy_from_slice(&0.5f32.to_le_bytes());
+    bin[68..72].copy_from_slice(&0.25f32.to_le_bytes());
+    let e = load_glb(&glb(&json, &bin)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert!(
+        e.to_string()
+            .contains("mesh 0 primitive 0 vertex 1: weights sum to 0.75"),
+        "{e}"
+    );
+    let (mut json, bin) = skinned_triangle();
+    json["nodes"][0]["name"] = json!(null);
+    json["nodes"][1]["name"] = json!("body");
+    let m = load_glb(&glb(&json, &bin)).unwrap();
+    let names: Vec<String> = m.bones().iter().map(|b| b.name.to_string_lossy()).collect();
+    assert_eq!(names, ["node_0", "body"]);
+    assert!(
+        m.warnings()
+            .iter()
+            .any(|w| w.to_string_lossy().contains("node_N"))
+    );
+}
