@@ -6,8 +6,14 @@
 
 #[path = "corpus/mod.rs"]
 mod corpus;
+#[path = "counting_alloc/mod.rs"]
+#[allow(dead_code)]
+mod counting_alloc;
 #[path = "memory_fs/mod.rs"]
 mod memory_fs;
+
+#[global_allocator]
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 #[path = "mm2_fixtures/mod.rs"]
 #[allow(unused_imports)]
 mod mm2_fixtures;
@@ -636,7 +642,9 @@ fn a_kilobyte_declaring_gigabytes_is_refused_before_allocating() {
         json!({"componentType": 5126, "count": 1_000_000_000u64, "type": "SCALAR"});
     let bytes = glb(&json, &bin);
     assert!(bytes.len() < 4096);
-    let e = load_glb(&bytes).unwrap_err();
+    let (r, peak) = counting_alloc::peak_of(|| load_glb(&bytes));
+    let e = r.unwrap_err();
+    assert!(peak <= counting_alloc::budget(bytes.len()), "{peak} bytes of heap");
     assert_eq!(e.code(), ErrorCode::Limit, "{e}");
     assert!(e.to_string().contains("accessor 5"), "{e}");
     // A view a gigabyte long in a small buffer.
