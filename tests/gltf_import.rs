@@ -644,7 +644,10 @@ fn a_kilobyte_declaring_gigabytes_is_refused_before_allocating() {
     assert!(bytes.len() < 4096);
     let (r, peak) = counting_alloc::peak_of(|| load_glb(&bytes));
     let e = r.unwrap_err();
-    assert!(peak <= counting_alloc::budget(bytes.len()), "{peak} bytes of heap");
+    assert!(
+        peak <= counting_alloc::budget(bytes.len()),
+        "{peak} bytes of heap"
+    );
     assert_eq!(e.code(), ErrorCode::Limit, "{e}");
     assert!(e.to_string().contains("accessor 5"), "{e}");
     // A view a gigabyte long in a small buffer.
