@@ -259,6 +259,11 @@ fn export_then_import_gives_the_model_back() {
             assert_eq!(back.meshes().len(), m.meshes().len(), "{name}");
             for (a, b) in back.meshes().iter().zip(m.meshes()) {
                 assert_eq!(a.indices(), b.indices(), "{name}");
+                assert_eq!(a.name(), b.name(), "{name}");
+                // The export names a material after the shader, or the mesh where it has none.
+                if b.material().is_none() && !b.shader().is_empty() {
+                    assert_eq!(a.shader(), b.shader(), "{name}");
+                }
             }
             let size = exported.exactness.size;
             let e = &exported.exactness;

@@ -466,7 +466,7 @@ pub(crate) fn build(
         let mesh_name = extras_of(&mesh.extras)
             .and_then(|e| e.get("name").and_then(|v| v.as_str()).map(str::to_owned))
             .or_else(|| mesh.name.clone())
-            .unwrap_or_else(|| format!("mesh {m}"));
+            .unwrap_or_default();
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let what = || format!("mesh {m} primitive {p}");
             let mode = match prim.mode {
@@ -704,7 +704,7 @@ pub(crate) fn build(
                         if mesh.primitives.len() == 1 {
                             mesh_name.clone()
                         } else {
-                            format!("{mesh_name} {p}")
+                            format!("{mesh_name} {p}").trim_start().to_owned()
                         }
                         .as_str(),
                     ),
