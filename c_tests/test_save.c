@@ -258,7 +258,8 @@ static void test_errors(void)
         }
         fx_buf_free(&other.bytes);
     }
-    /* glTF: a GLB container (magic, version 2, its own length) and JSON; neither loads back. */
+    /* glTF: a GLB container (magic, version 2, its own length) and JSON; both load back, with
+       the model's bones. */
     {
         sink glb, gltf;
         const uint8_t *b;
@@ -274,6 +275,20 @@ static void test_errors(void)
         }
         CHECK_OK(ossa_save(model, OSSA_FORMAT_GLTF, 0, collect, &gltf, &err));
         CHECK(gltf.bytes.size > 0 && gltf.bytes.data[0] == '{');
+        {
+            ossa_model *back = NULL;
+            ossa_model_info a, bk;
+            CHECK_OK(ossa_load_memory(glb.bytes.data, glb.bytes.size, NULL, &back, &err));
+            if (back) {
+                ossa_model_get_info(model, &a);
+                ossa_model_get_info(back, &bk);
+                CHECK_EQ_U(bk.bone_count, a.bone_count);
+                ossa_model_free(back);
+            }
+            back = NULL;
+            CHECK_OK(ossa_load_memory(gltf.bytes.data, gltf.bytes.size, NULL, &back, &err));
+            ossa_model_free(back);
+        }
         CHECK_STR(ossa_format_name(OSSA_FORMAT_GLB), "OSSA_FORMAT_GLB");
         CHECK_STR(ossa_format_name(OSSA_FORMAT_GLTF), "OSSA_FORMAT_GLTF");
         fx_buf_free(&glb.bytes);

@@ -73,6 +73,23 @@ fn main() -> std::io::Result<()> {
         write_all(dir, target, &named(&of_format))?;
     }
 
+    // glTF: the export of every sample model.
+    #[cfg(feature = "gltf")]
+    for (target, binary) in [("load_glb", true), ("load_gltf", false)] {
+        let options = ossa::format::gltf::ExportOptions {
+            binary,
+            ..Default::default()
+        };
+        let seeds: Vec<(String, Vec<u8>)> = samples::models()
+            .iter()
+            .filter_map(|(origin, m)| {
+                let e = m.export_gltf(&options).ok()?;
+                Some((format!("{origin}-export"), e.bytes))
+            })
+            .collect();
+        write_all(dir, target, &seeds)?;
+    }
+
     // Meshes with the skeleton they bind to: every pairing of a meshes sample with a skeleton
     // sample of the same engine.
     let pairs = [

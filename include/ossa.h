@@ -172,11 +172,12 @@ enum ossa_format
    */
   OSSA_FORMAT_MM2_MOD = 11,
   /**
-   * glTF 2.0 binary (.glb); saving only
+   * glTF 2.0 binary (.glb): loaded (skins, animations sampled into frames) and saved
    */
   OSSA_FORMAT_GLB = 12,
   /**
-   * glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
+   * glTF 2.0 JSON (.gltf): saved with its buffer and images embedded as data URIs; loaded
+   * with them embedded or in files beside it
    */
   OSSA_FORMAT_GLTF = 13,
   /**
@@ -299,8 +300,8 @@ typedef struct ossa_file_io {
 typedef struct ossa_load_options {
   /**
    * sizeof(ossa_load_options), set by ossa_load_options_init. The struct only grows at its end;
-   * only the sizes of its released layouts are accepted (this one, and the one that ends
-   * before base_dir), any other is OSSA_ERR_INVALID_ARGUMENT
+   * only the sizes of its released layouts are accepted (this one, and those that end before
+   * base_dir and before sample_fps), any other is OSSA_ERR_INVALID_ARGUMENT
    */
   uint32_t size;
   /**
@@ -336,6 +337,12 @@ typedef struct ossa_load_options {
    * it stays inside (else OSSA_ERR_INVALID_ARGUMENT)
    */
   const char *base_dir;
+  /**
+   * frames a second at which glTF animations are sampled; 0 = automatic (the keys' own rate
+   * where they are evenly spaced, else 30); else from 0.01 to 1000 (else
+   * OSSA_ERR_INVALID_ARGUMENT when a glTF is loaded)
+   */
+  float sample_fps;
 } ossa_load_options;
 
 /**

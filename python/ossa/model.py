@@ -248,7 +248,13 @@ def _vec3(values: Any) -> tuple[float, float, float]:
 
 
 def _load_options(
-    strict: bool, format: Format | str, name: str | None, skeleton: str | None, max_bytes: int, base_dir: StrPath | None
+    strict: bool,
+    format: Format | str,
+    name: str | None,
+    skeleton: str | None,
+    max_bytes: int,
+    base_dir: StrPath | None,
+    sample_fps: float = 0.0,
 ) -> tuple[Any, list[Any]]:
     """An initialised ossa_load_options, and the C strings it points to (kept alive by the caller)."""
     options = ffi.new("ossa_load_options *")
@@ -256,6 +262,7 @@ def _load_options(
     options.format = Format.parse(format)
     options.flags = lib.OSSA_LOAD_STRICT if strict else 0
     options.max_bytes = max_bytes
+    options.sample_fps = sample_fps
     keep: list[Any] = []
     for field, value in (("name", name), ("skeleton", skeleton), ("base_dir", base_dir)):
         if value is not None:
@@ -274,17 +281,19 @@ def load(
     skeleton: str | None = None,
     max_bytes: int = 0,
     base_dir: StrPath | None = None,
+    sample_fps: float = 0.0,
 ) -> Model:
     """Loads a model from a path (sidecars such as `.framegroups` are read beside it) or from bytes.
 
     `strict` rejects what the default mode tolerates and repairs; `name` names in-memory data
     (its extension helps detection); `skeleton` picks one of a Sims CMX's skeletons; `max_bytes`
     caps the memory the model may use (0: the library default); `base_dir` is the directory a
-    file and its sidecars may be read from (default: the file's own).
+    file and its sidecars may be read from (default: the file's own); `sample_fps` is the rate
+    glTF animations are sampled at (0: their keys' own rate where evenly spaced, else 30).
     """
     out = ffi.new("ossa_model **")
     record = ffi.new("ossa_error *")
-    options, keep = _load_options(strict, format, name, skeleton, max_bytes, base_dir)
+    options, keep = _load_options(strict, format, name, skeleton, max_bytes, base_dir, sample_fps)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = ffi.from_buffer(source)
         code = lib.ossa_load_memory(data, len(data), options, out, record)

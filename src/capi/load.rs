@@ -41,8 +41,8 @@ pub struct ossa_file_io {
 #[derive(Clone, Copy)]
 pub struct ossa_load_options {
     /// sizeof(ossa_load_options), set by ossa_load_options_init. The struct only grows at its end;
-    /// only the sizes of its released layouts are accepted (this one, and the one that ends
-    /// before base_dir), any other is OSSA_ERR_INVALID_ARGUMENT
+    /// only the sizes of its released layouts are accepted (this one, and those that end before
+    /// base_dir and before sample_fps), any other is OSSA_ERR_INVALID_ARGUMENT
     pub size: u32,
     /// an ossa_format
     pub format: u32,
@@ -63,6 +63,10 @@ pub struct ossa_load_options {
     /// NULL = the model's own. Nothing outside it is read: a symbolic link is followed only while
     /// it stays inside (else OSSA_ERR_INVALID_ARGUMENT)
     pub base_dir: *const c_char,
+    /// frames a second at which glTF animations are sampled; 0 = automatic (the keys' own rate
+    /// where they are evenly spaced, else 30); else from 0.01 to 1000 (else
+    /// OSSA_ERR_INVALID_ARGUMENT when a glTF is loaded)
+    pub sample_fps: f32,
 }
 
 /// The caller's read callbacks as a filesystem: the model and its sidecars are read through them.
@@ -155,6 +159,7 @@ struct Options {
     name: Option<String>,
     base_dir: Option<std::path::PathBuf>,
     skeleton: Option<String>,
+    sample_fps: f32,
     io: Option<CallerIo>,
 }
 
@@ -168,6 +173,7 @@ impl Options {
             io: self.io.as_ref().map(|io| io as &dyn FileSystem),
             base_dir: self.base_dir.clone(),
             skeleton: self.skeleton.clone(),
+            sample_fps: self.sample_fps,
         }
     }
 }
@@ -175,21 +181,28 @@ impl Options {
 /// The layout of `ossa_load_options` before `base_dir`: its fields end where `base_dir` starts.
 const OPTIONS_WITHOUT_BASE_DIR: usize = std::mem::offset_of!(ossa_load_options, base_dir);
 
+/// The layout of `ossa_load_options` before `sample_fps`.
+const OPTIONS_WITHOUT_SAMPLE_FPS: usize = std::mem::offset_of!(ossa_load_options, sample_fps);
+
 /// How many bytes of the caller's options to read, for a `size` that must be the size of a
 /// released layout: any other size could end inside a field (half a pointer) or hold padding.
 fn options_bytes(size: usize) -> Result<usize> {
     let full = size_of::<ossa_load_options>();
     let align = align_of::<ossa_load_options>();
-    // A C compiler pads the earlier struct to its alignment; the padding is not a field.
+    // A C compiler pads the earlier structs to their alignment; the padding is not a field.
     let earlier = OPTIONS_WITHOUT_BASE_DIR.next_multiple_of(align);
+    let before_fps = OPTIONS_WITHOUT_SAMPLE_FPS.next_multiple_of(align);
     if size == full {
         Ok(full)
+    } else if size == before_fps || size == OPTIONS_WITHOUT_SAMPLE_FPS {
+        Ok(OPTIONS_WITHOUT_SAMPLE_FPS)
     } else if size == earlier || size == OPTIONS_WITHOUT_BASE_DIR {
         Ok(OPTIONS_WITHOUT_BASE_DIR)
     } else {
         Err(Error::invalid_argument(format!(
             "options->size is {size}, which is no released size of ossa_load_options ({full} \
-             bytes, or {earlier} without base_dir); call ossa_load_options_init first"
+             bytes, {before_fps} without sample_fps, or {earlier} without base_dir); call \
+             ossa_load_options_init first"
         )))
     }
 }
@@ -205,6 +218,7 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
         name: ptr::null(),
         skeleton: ptr::null(),
         base_dir: ptr::null(),
+        sample_fps: 0.0,
     };
     if !options.is_null() {
         // SAFETY: a non-null options pointer points to at least its `size` field.
@@ -236,6 +250,7 @@ fn read_options(options: *const ossa_load_options) -> Result<Options> {
         name: c_str(o.name).map(|n| n.to_string_lossy().into_owned()),
         base_dir: c_str(o.base_dir).map(os_path),
         skeleton: c_str(o.skeleton).map(|n| n.to_string_lossy().into_owned()),
+        sample_fps: o.sample_fps,
         io,
     })
 }
@@ -329,6 +344,7 @@ pub unsafe extern "C" fn ossa_load_options_init(options: *mut ossa_load_options)
             name: ptr::null(),
             skeleton: ptr::null(),
             base_dir: ptr::null(),
+            sample_fps: 0.0,
         },
     );
 }

@@ -108,9 +108,10 @@ pub enum ossa_format {
     OSSA_FORMAT_DMF_JSON = 10,
     /// Midtown Madness 2 text mesh; bones come from an MM2 SKEL
     OSSA_FORMAT_MM2_MOD = 11,
-    /// glTF 2.0 binary (.glb); saving only
+    /// glTF 2.0 binary (.glb): loaded (skins, animations sampled into frames) and saved
     OSSA_FORMAT_GLB = 12,
-    /// glTF 2.0 JSON with its buffer and images embedded as data URIs; saving only
+    /// glTF 2.0 JSON (.gltf): saved with its buffer and images embedded as data URIs; loaded
+    /// with them embedded or in files beside it
     OSSA_FORMAT_GLTF = 13,
     /// The Sims 1998 prototype's binary mesh (.msh); its bone is named by its file name
     OSSA_FORMAT_SIMS_MSH = 14,

@@ -49,9 +49,10 @@ pub enum Format {
     Dmf = 9,
     DmfJson = 10,
     Mm2Mod = 11,
-    /// glTF 2.0, binary: one `.glb` file (saving only).
+    /// glTF 2.0, binary: one `.glb` file.
     Glb = 12,
-    /// glTF 2.0, JSON with its buffer and images embedded as data URIs (saving only).
+    /// glTF 2.0 JSON: saved with its buffer and images embedded as data URIs; loaded with them
+    /// embedded or in files beside it.
     Gltf = 13,
     /// The Sims 1998 prototype's binary mesh (`.msh`).
     SimsMsh = 14,
@@ -172,6 +173,9 @@ pub struct LoadOptions<'a> {
     pub base_dir: Option<PathBuf>,
     /// Which skeleton of a file that holds several (Sims CMX); None = the first.
     pub skeleton: Option<String>,
+    /// Frames a second at which glTF animations are sampled into frames; 0 = automatic: the
+    /// animation's own key rate where its keys are evenly spaced, else 30.
+    pub sample_fps: f32,
 }
 
 impl std::fmt::Debug for LoadOptions<'_> {
@@ -184,6 +188,7 @@ impl std::fmt::Debug for LoadOptions<'_> {
             .field("io", &self.io.map(|_| "caller's filesystem"))
             .field("base_dir", &self.base_dir)
             .field("skeleton", &self.skeleton)
+            .field("sample_fps", &self.sample_fps)
             .finish()
     }
 }
@@ -253,6 +258,13 @@ impl Checker {
             dropped_problems: 0,
             warnings: Vec::new(),
         }
+    }
+
+    /// The files read for the model now hold `input_bytes` in all (a glTF's buffers beside it):
+    /// without a caller's ceiling, the default one grows with them.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub fn grow_input(&mut self, options: &LoadOptions, input_bytes: u64) {
+        self.max_bytes = ceiling(options.max_bytes, input_bytes);
     }
 
     /// What the loader has been charged so far (the most it reserved).
@@ -372,6 +384,10 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     if data.starts_with(dmf::MAGIC) {
         return Some(Format::Dmf);
     }
+    #[cfg(feature = "gltf")]
+    if data.starts_with(gltf::GLB_MAGIC) {
+        return Some(Format::Glb);
+    }
     let by_name = name.and_then(Format::from_extension);
     // A BMF starts with its skin name's length byte, which could be 0xb2 followed by three
     // bytes 0xb0: there the name decides.
@@ -406,6 +422,10 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     if cmx::looks_like_bcf(data) {
         return Some(Format::SimsBcf);
     }
+    #[cfg(feature = "gltf")]
+    if gltf::looks_like_json(data) {
+        return Some(Format::Gltf);
+    }
     if dmf::looks_like_json(data) {
         return Some(Format::DmfJson);
     }
@@ -422,7 +442,12 @@ fn file_label(options: &LoadOptions) -> Option<Arc<str>> {
     options.name.as_deref().map(label)
 }
 
-fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<ModelParts> {
+fn parse(
+    data: &[u8],
+    options: &LoadOptions,
+    checker: &mut Checker,
+    sidecars: Option<&Sidecars<'_>>,
+) -> Result<ModelParts> {
     let format = match options.format {
         Format::Auto => detect(data, options.name.as_deref()).ok_or_else(|| {
             Error::unknown_format(
@@ -444,10 +469,18 @@ fn parse(data: &[u8], options: &LoadOptions, checker: &mut Checker) -> Result<Mo
         Format::Mm2Mod => mm2::read_mod(data, checker),
         Format::Dmf => dmf::read_binary(data, checker),
         Format::DmfJson => dmf::read_json(data, checker),
-        Format::Glb | Format::Gltf => Err(Error::unsupported(format!(
-            "reading {} is not supported: ossa writes glTF",
-            format.name()
-        ))),
+        #[cfg(feature = "gltf")]
+        Format::Glb | Format::Gltf => {
+            gltf::read(data, format == Format::Glb, checker, options, sidecars)
+        }
+        #[cfg(not(feature = "gltf"))]
+        Format::Glb | Format::Gltf => {
+            let _ = sidecars;
+            Err(Error::unsupported(format!(
+                "reading {} needs ossa built with the `gltf` feature",
+                format.name()
+            )))
+        }
         Format::Auto => Err(Error::unknown_format("no format to read the data as")),
     }
 }
@@ -470,7 +503,7 @@ pub fn load(data: &[u8], options: &LoadOptions) -> Result<Model> {
 fn load_with(data: &[u8], options: &LoadOptions, sidecars: Option<&Sidecars<'_>>) -> Result<Model> {
     let label = file_label(options);
     let mut checker = Checker::new(options, false, data.len());
-    let result = parse(data, options, &mut checker).and_then(|mut parts| {
+    let result = parse(data, options, &mut checker, sidecars).and_then(|mut parts| {
         // Sidecars share the model's limit: what the model was charged is spent already.
         let mut allowance = Allowance::new(options, data.len(), checker.charged());
         if let Some(s) = sidecars {
@@ -525,7 +558,11 @@ pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
     let label = file_label(options);
     let name = |e: Error| e.in_file_if(label.as_ref());
     let mut checker = Checker::new(options, true, data.len());
-    let parsed = parse(data, options, &mut checker);
+    let sidecars = match (options.io, &options.name) {
+        (Some(fs), Some(name)) => Sidecars::beside(fs, name).ok(),
+        _ => None,
+    };
+    let parsed = parse(data, options, &mut checker, sidecars.as_ref());
     let mut problems: Vec<Error> = std::mem::take(&mut checker.problems)
         .into_iter()
         .map(name)

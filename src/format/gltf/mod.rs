@@ -1,4 +1,4 @@
-//! glTF 2.0 export: bones become nodes with local TRS, one skin holds them all, meshes keep every
+//! glTF 2.0 import ([`read`]: see docs/gltf.md, "Import") and export: bones become nodes with local TRS, one skin holds them all, meshes keep every
 //! influence (JOINTS_n/WEIGHTS_n, strongest first), scenes become animations, and the axes are
 //! mapped into the data (see [`axes`]). What linear blend skinning cannot reproduce is measured
 //! ([`Exactness`]) and written into the file's `extras`.
@@ -7,9 +7,16 @@
 // checked tables, so plain indexing and counting cannot go wrong here as they could on file bytes.
 #![allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod accessor;
 pub mod axes;
+mod build;
 mod exact;
+mod read;
+mod sample;
 mod write;
+
+pub(crate) use read::read;
+pub use read::{DEFAULT_FPS, GLB_MAGIC, looks_like_json};
 
 pub use axes::Axes;
 pub use exact::{EXACT_TOLERANCE, Exactness};

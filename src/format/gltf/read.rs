@@ -1,0 +1,275 @@
+//! glTF 2.0 import: the GLB container or JSON text, buffers (the BIN chunk, `data:` URIs, files
+//! beside the model through the sidecar rules), then nodes, skins, meshes and animations made
+//! into ossa's model. See docs/gltf.md, "Import".
+
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use std::borrow::Cow;
+
+use base64::Engine;
+use byteorder::LittleEndian;
+use gltf_json::Root;
+
+use super::accessor::Buffers;
+use super::axes::Axes;
+use crate::cursor::Cursor;
+use crate::error::{Error, Result, ResultExt};
+use crate::format::{Budget, Checker, Format, LoadOptions, ceiling};
+use crate::io::{contained, read_contained_at_most};
+use crate::model::ModelParts;
+use crate::sidecar::Sidecars;
+
+/// A GLB file's first four bytes.
+pub const GLB_MAGIC: &[u8; 4] = b"glTF";
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+/// The sampling rate where an animation's keys are not evenly spaced.
+pub const DEFAULT_FPS: f32 = 30.0;
+
+/// Whether `data` is glTF JSON: an object whose `asset.version` starts with "2".
+pub fn looks_like_json(data: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Asset {
+        version: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        asset: Asset,
+    }
+    let start = data.iter().position(|b| !b.is_ascii_whitespace());
+    if start.and_then(|s| data.get(s)) != Some(&b'{') {
+        return false;
+    }
+    serde_json::from_slice::<Head>(data).is_ok_and(|h| h.asset.version.starts_with('2'))
+}
+
+/// The JSON chunk and the BIN chunk of a GLB.
+fn split_glb<'a>(data: &'a [u8], ck: &mut Checker) -> Result<(&'a [u8], Option<&'a [u8]>)> {
+    let mut c = Cursor::<LittleEndian>::at(data, 0)?;
+    if c.bytes(4)? != GLB_MAGIC {
+        return Err(Error::unknown_format("GLB header: the magic is not `glTF`").at(0));
+    }
+    let version = c.u32()?;
+    if version != 2 {
+        return Err(Error::unsupported(format!("GLB header: version {version}, not 2")).at(4));
+    }
+    let length = u64::from(c.u32()?);
+    if length > data.len() as u64 {
+        return Err(Error::truncated(format!(
+            "GLB header: length {length}, but the data holds {} bytes",
+            data.len()
+        ))
+        .at(8));
+    }
+    if length < data.len() as u64 {
+        return Err(Error::malformed(format!(
+            "GLB header: length {length}, but the data holds {} bytes",
+            data.len()
+        ))
+        .at(8));
+    }
+    let mut json = None;
+    let mut bin = None;
+    let mut index = 0u32;
+    while c.pos() < length {
+        let at = c.pos();
+        let len = c.u32()?;
+        let kind = c.u32()?;
+        let body = c
+            .bytes(len as usize)
+            .map_err(|e| e.within(format!("GLB chunk {index}")))?;
+        if len % 4 != 0 {
+            ck.tolerate(
+                Error::malformed(format!(
+                    "GLB chunk {index}: length {len} is not a multiple of 4"
+                ))
+                .at(at),
+            )?;
+        }
+        match (index, kind) {
+            (0, CHUNK_JSON) => json = Some(body),
+            (0, _) => {
+                return Err(
+                    Error::malformed(format!("GLB chunk 0: type {kind:#x}, not JSON"))
+                        .at(at.saturating_add(4)),
+                );
+            }
+            (1, CHUNK_BIN) => bin = Some(body),
+            // Chunks of other types are for extensions, and are skipped as the spec says.
+            _ => {}
+        }
+        index = index.saturating_add(1);
+    }
+    let json = json.ok_or_else(|| Error::truncated("GLB: no JSON chunk").at(12))?;
+    Ok((json, bin))
+}
+
+fn percent_decode(uri: &str) -> Result<String> {
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            let hex = b
+                .get(i.saturating_add(1)..i.saturating_add(3))
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| Error::malformed(format!("URI {uri:?}: a bad % escape")))?;
+            out.push(hex);
+            i = i.saturating_add(3);
+        } else {
+            out.push(c);
+            i = i.saturating_add(1);
+        }
+    }
+    String::from_utf8(out).map_err(|_| Error::malformed(format!("URI {uri:?} is not UTF-8")))
+}
+
+/// The bytes of a `data:` URI.
+pub(crate) fn data_uri(uri: &str, ck: &Checker, budget: &mut Budget) -> Result<Vec<u8>> {
+    let (head, body) = uri
+        .split_once(',')
+        .ok_or_else(|| Error::malformed("a data URI without a comma"))?;
+    if !head.ends_with(";base64") {
+        return Err(Error::unsupported("a data URI that is not base64"));
+    }
+    budget.add(ck, (body.len() as u64 / 4).saturating_mul(3), 1)?;
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .map_err(|e| Error::malformed(format!("bad base64: {e}")))
+}
+
+/// The source's frame: the axes and scale an ossa export wrote (`asset.extras`), else glTF's.
+pub(crate) fn source_frame(root: &Root, ck: &mut Checker) -> Result<(Axes, f32, Option<Format>)> {
+    let Some(raw) = &root.asset.extras else {
+        return Ok((Axes::IDENTITY, 1.0, None));
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+        return Ok((Axes::IDENTITY, 1.0, None));
+    };
+    let Some(name) = v.get("source_format").and_then(|s| s.as_str()) else {
+        return Ok((Axes::IDENTITY, 1.0, None));
+    };
+    let Some(format) = Format::ALL.into_iter().find(|f| f.name() == name) else {
+        return Ok((Axes::IDENTITY, 1.0, None));
+    };
+    let axes = Axes::for_format(format);
+    // "glTF (x, y, z) = SCALE x native (..)", as the export writes it.
+    let text = v.get("axes").and_then(|a| a.as_str()).unwrap_or("");
+    let parsed = text
+        .strip_prefix("glTF (x, y, z) = ")
+        .and_then(|t| t.split_once(" x native "))
+        .and_then(|(s, a)| Some((s.parse::<f32>().ok()?, a)));
+    match parsed {
+        Some((scale, described))
+            if described == axes.describe() && scale.is_finite() && scale > 0.0 =>
+        {
+            Ok((axes, scale, Some(format)))
+        }
+        _ => {
+            ck.tolerate(Error::malformed(format!(
+                "asset.extras names source format {name} but its axes {text:?} are not the \
+                 export's; the file is read in glTF's own frame"
+            )))?;
+            Ok((Axes::IDENTITY, 1.0, None))
+        }
+    }
+}
+
+/// A node's extras as JSON, where they are an object.
+pub(crate) fn extras_of(raw: &gltf_json::Extras) -> Option<serde_json::Value> {
+    raw.as_ref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r.get()).ok())
+}
+
+/// Reads a `.glb` (`binary`) or `.gltf`.
+pub(crate) fn read(
+    data: &[u8],
+    binary: bool,
+    ck: &mut Checker,
+    options: &LoadOptions,
+    sidecars: Option<&Sidecars>,
+) -> Result<ModelParts> {
+    let (json, bin) = if binary {
+        split_glb(data, ck)?
+    } else {
+        (data, None)
+    };
+    let mut budget = Budget::default();
+    // serde's tree of the document takes a few times its text.
+    budget.add(ck, json.len() as u64, 8)?;
+    let root: Root = serde_json::from_slice(json).map_err(|e| {
+        let msg = format!("JSON: {e}");
+        if e.is_eof() {
+            Error::truncated(msg)
+        } else {
+            Error::malformed(msg)
+        }
+    })?;
+    if !root.asset.version.starts_with('2') {
+        return Err(Error::unsupported(format!(
+            "asset.version {:?}: only glTF 2 is read",
+            root.asset.version
+        )));
+    }
+    if let Some(ext) = root.extensions_required.first() {
+        return Err(Error::unsupported(format!(
+            "extensionsRequired names {ext}, which ossa does not implement"
+        )));
+    }
+
+    // Buffers, each exactly its byteLength.
+    let mut input = data.len() as u64;
+    let mut buffers: Vec<Cow<[u8]>> = Vec::with_capacity(root.buffers.len().min(1024));
+    for (i, b) in root.buffers.iter().enumerate() {
+        let want = b.byte_length.0;
+        let bytes: Cow<[u8]> = match b.uri.as_deref() {
+            None if i == 0 && bin.is_some() => Cow::Borrowed(bin.unwrap_or(&[])),
+            None => {
+                return Err(Error::malformed(format!(
+                    "buffer {i}: no uri, and it is not the GLB's BIN chunk"
+                )));
+            }
+            Some(uri) if uri.starts_with("data:") => {
+                Cow::Owned(data_uri(uri, ck, &mut budget).within(|| format!("buffer {i}"))?)
+            }
+            Some(uri) => {
+                let path = percent_decode(uri).within(|| format!("buffer {i}"))?;
+                contained(&path).within(|| format!("buffer {i}"))?;
+                let Some(s) = sidecars else {
+                    return Err(Error::not_found(format!(
+                        "buffer {i}: {path:?} is a file beside the model, and there is no \
+                         filesystem to read it from (load the file, or pass one)"
+                    )));
+                };
+                let full = format!("{}{path}", s.dir);
+                let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(ck.charged());
+                let file =
+                    read_contained_at_most(s.fs, &full, room).within(|| format!("buffer {i}"))?;
+                let bytes = (*file).as_ref().to_vec();
+                input = input.saturating_add(bytes.len() as u64);
+                ck.grow_input(options, input);
+                Cow::Owned(bytes)
+            }
+        };
+        if (bytes.len() as u64) < want {
+            return Err(Error::truncated(format!(
+                "buffer {i}: holds {} bytes, fewer than its byteLength {want}",
+                bytes.len()
+            )));
+        }
+        budget.add(ck, want, 1)?;
+        buffers.push(match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(b.get(..want as usize).unwrap_or(b)),
+            Cow::Owned(mut v) => {
+                v.truncate(want as usize);
+                Cow::Owned(v)
+            }
+        });
+    }
+    let bufs = Buffers {
+        root: &root,
+        buffers,
+    };
+    super::build::build(&root, &bufs, binary, ck, options, &mut budget)
+}
