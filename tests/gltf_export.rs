@@ -14,6 +14,8 @@ mod corpus;
 #[path = "mm2_fixtures/mod.rs"]
 #[allow(unused_imports)]
 mod mm2_fixtures;
+#[path = "node_interop/mod.rs"]
+mod node_interop;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +27,7 @@ use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 use serde_json::{Value, json};
 
 use corpus::{corpus_dir, files_ending};
+use node_interop::node_ready;
 
 /// What three.js reads: the first four influences.
 const THREE_INFLUENCES: usize = 4;
@@ -369,22 +372,6 @@ fn scratch(what: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn node_ready() -> Option<PathBuf> {
-    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop");
-    let ready = interop.join("node_modules").is_dir()
-        && Command::new("node").arg("--version").output().is_ok();
-    if ready {
-        return Some(interop);
-    }
-    let why = "node or interop/node_modules is missing (run `npm ci --prefix interop`)";
-    assert!(
-        std::env::var_os("OSSA_REQUIRE_INTEROP").is_none(),
-        "OSSA_REQUIRE_INTEROP is set but {why}"
-    );
-    eprintln!("{why}; skipping the glTF-Validator and three.js check");
-    None
 }
 
 #[test]

@@ -1,0 +1,247 @@
+//! glTF from Blender, read by ossa and by three.js: for every file Blender's add-on exported in
+//! the corpus (`gltf/blender/roundtrip/`), the world positions of every vertex agree to 1e-4 of
+//! the model's size at every key of every animation and halfway between two keys (and at the
+//! file's node pose where it has no skin, the node pose being the bind pose there) (three.js: `GLTFLoader`, `AnimationMixer`, through `interop/sample-gltf.mjs`). Then
+//! `ossa convert` turns each into a DPM, and the DPM skins the same as the glTF did.
+
+#![cfg(feature = "gltf")]
+
+#[path = "corpus/mod.rs"]
+mod corpus;
+#[path = "node_interop/mod.rs"]
+mod node_interop;
+mod sweep;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ossa::{LoadOptions, Model};
+use serde_json::Value;
+
+use corpus::corpus_subdir;
+use node_interop::node_ready;
+use sweep::{pose, skin};
+
+/// Sampled at twice Blender's 24 frames a second, every key and every point halfway between two
+/// keys of these files is a frame.
+const FPS: f32 = 48.0;
+const TOLERANCE: f64 = 1e-4;
+
+fn files() -> Vec<PathBuf> {
+    let Some(dir) = corpus_subdir("gltf/blender/roundtrip", "the Blender glTF checks") else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|d| d.join(format!("{}.gltf", d.file_name().unwrap().to_string_lossy())))
+        .collect();
+    out.sort();
+    assert_eq!(out.len(), 3, "{out:?}");
+    out
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("blender-three-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Each mesh's vertices at `frame`, in model space.
+fn positions(model: &Model, frame: u32) -> Vec<Vec<[f32; 3]>> {
+    let bones = pose(model, &[ossa::FrameBlend { frame, weight: 1.0 }], None);
+    (0..model.meshes().len())
+        .map(|m| skin(model, m, &bones, 0).positions)
+        .collect()
+}
+
+/// The frame of `model` that shows `animation` (None: the bind pose) at `time` seconds.
+fn frame_at(model: &Model, animation: Option<&str>, time: f64) -> u32 {
+    let Some(name) = animation else {
+        return 0;
+    };
+    let scene = (model.animations().iter())
+        .find(|a| a.name.to_string() == name)
+        .unwrap_or_else(|| panic!("no scene {name}"));
+    assert_eq!(scene.fps, FPS, "{name}");
+    let at = time * f64::from(FPS);
+    assert!(
+        (at - at.round()).abs() < 1e-3,
+        "{name} at {time} s falls between frames"
+    );
+    let i = (at.round() as u32).min(scene.frame_count - 1);
+    scene.first_frame + i
+}
+
+#[test]
+fn blender_files_skin_in_ossa_as_in_three_js() {
+    let files = files();
+    if files.is_empty() {
+        return;
+    }
+    let Some(interop) = node_ready() else {
+        return;
+    };
+    let out = scratch("samples");
+    for file in &files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let json_path = out.join(format!("{name}.three.json"));
+        let run = Command::new("node")
+            .arg(interop.join("sample-gltf.mjs"))
+            .arg(file)
+            .arg(&json_path)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let three: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+        let options = LoadOptions {
+            sample_fps: FPS,
+            ..LoadOptions::default()
+        };
+        let model = Model::load_file(file, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Which ossa mesh each of three.js's primitives is: by name, as ossa names primitives.
+        let prims = three["primitives"].as_array().unwrap();
+        let mesh_of: Vec<usize> = prims
+            .iter()
+            .map(|p| {
+                let mesh = p["name"].as_str().unwrap_or_default();
+                let count = prims.iter().filter(|q| q["mesh"] == p["mesh"]).count();
+                let wanted = if count > 1 {
+                    format!("{mesh} {}", p["primitive"])
+                } else {
+                    mesh.to_owned()
+                };
+                let found = (model.meshes().iter())
+                    .position(|m| m.name().to_string() == wanted)
+                    .unwrap_or_else(|| panic!("{name}: no mesh {wanted}"));
+                assert_eq!(
+                    model.meshes()[found].vertex_count() as u64,
+                    p["vertexCount"].as_u64().unwrap(),
+                    "{name}: {wanted}"
+                );
+                found
+            })
+            .collect();
+        // The model's size: the diagonal of the node pose's bounds.
+        let samples = three["samples"].as_array().unwrap();
+        let (mut lo, mut hi) = ([f64::MAX; 3], [f64::MIN; 3]);
+        for flat in samples[0]["positions"].as_array().unwrap() {
+            for v in flat.as_array().unwrap().chunks(3) {
+                for k in 0..3 {
+                    let x = v[k].as_f64().unwrap();
+                    lo[k] = lo[k].min(x);
+                    hi[k] = hi[k].max(x);
+                }
+            }
+        }
+        let size = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+        // A skinned file's node pose need not be its bind pose, which is ossa's frame 0; the
+        // animations pose every node, so they are compared wherever there are skins.
+        let skinned = {
+            let text = std::fs::read(file).unwrap();
+            let json: Value = serde_json::from_slice(&text).unwrap();
+            json["skins"].as_array().is_some_and(|s| !s.is_empty())
+        };
+        let mut worst = (0.0f64, String::new());
+        for sample in samples {
+            let animation = sample["animation"].as_str();
+            if animation.is_none() && skinned {
+                continue;
+            }
+            let time = sample["time"].as_f64().unwrap();
+            let ours = positions(&model, frame_at(&model, animation, time));
+            for (p, flat) in sample["positions"].as_array().unwrap().iter().enumerate() {
+                let theirs = flat.as_array().unwrap();
+                for (i, v) in ours[mesh_of[p]].iter().enumerate() {
+                    let d = (0..3)
+                        .map(|k| (f64::from(v[k]) - theirs[3 * i + k].as_f64().unwrap()).powi(2))
+                        .sum::<f64>()
+                        .sqrt();
+                    if d > worst.0 {
+                        worst = (
+                            d,
+                            format!("{animation:?} at {time} s, primitive {p}, vertex {i}"),
+                        );
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{name}: {} samples, worst {:.2e} of size {size:.3} ({})",
+            samples.len(),
+            worst.0 / size,
+            worst.1
+        );
+        assert!(
+            worst.0 <= TOLERANCE * size,
+            "{name}: {} off at {}",
+            worst.0,
+            worst.1
+        );
+    }
+}
+
+/// Every vertex of `a` has one of `b` within `tolerance`, and the counts agree: the same points,
+/// whatever order the saver put them in.
+fn same_points(a: &[[f32; 3]], b: &[[f32; 3]], tolerance: f32) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!("{} vertices against {}", a.len(), b.len()));
+    }
+    for (i, p) in a.iter().enumerate() {
+        let nearest = b
+            .iter()
+            .map(|q| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f32>().sqrt())
+            .fold(f32::INFINITY, f32::min);
+        if nearest > tolerance {
+            return Err(format!("vertex {i} at {p:?} is {nearest} from any"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn blender_files_convert_to_dpm_that_skins_the_same() {
+    let files = files();
+    let out = scratch("dpm");
+    for file in &files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let dpm = out.join(format!("{name}.dpm"));
+        let run = Command::new(env!("CARGO_BIN_EXE_ossa"))
+            .arg("convert")
+            .arg(file)
+            .arg("-o")
+            .arg(&dpm)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let gltf = Model::load_file(file, &LoadOptions::default()).unwrap();
+        let back = Model::load_file(&dpm, &LoadOptions::default()).unwrap();
+        assert_eq!(back.frames().len(), gltf.frames().len(), "{name}");
+        assert_eq!(back.meshes().len(), gltf.meshes().len(), "{name}");
+        let info = gltf.info();
+        let size = (0..3)
+            .map(|k| (info.maxs[k] - info.mins[k]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        // The saver renumbers vertices for the vertex cache: the same points, in its order.
+        for frame in (0..gltf.frames().len() as u32).step_by(4) {
+            let (a, b) = (positions(&gltf, frame), positions(&back, frame));
+            for m in 0..a.len() {
+                // A DPM keeps the meshes' order (and their shaders, not their names).
+                same_points(&a[m], &b[m], 1e-5 * size)
+                    .unwrap_or_else(|e| panic!("{name} frame {frame} mesh {m}: {e}"));
+            }
+        }
+    }
+}
