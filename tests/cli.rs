@@ -493,3 +493,40 @@ fn corpus_sims_skill_suit_and_cfp_files_are_described() {
         "         mesh xskin-b001mafit_01-PELVIS-BODY on bone PELVIS, censor flags 0"
     );
 }
+
+/// A glTF's animations are sampled at `--fps`: twice the rate, twice the frames between the
+/// first and the last.
+#[test]
+fn fps_sets_the_rate_gltf_animations_are_sampled_at() {
+    let dir = TempDir::new("cli-info", "fps");
+    dir.write("tube.dpm", tube_dpm(3));
+    let run = ossa(&dir.0, &["convert", "tube.dpm", "-o", "tube.glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let scenes = |fps: &str| -> Vec<(u64, f64)> {
+        let run = ossa(&dir.0, &["info", "--json", "--fps", fps, "tube.glb"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let json: Value = serde_json::from_str(&run.stdout).unwrap();
+        (json["animations"].as_array().unwrap().iter())
+            .map(|a| {
+                (
+                    a["frame_count"].as_u64().unwrap(),
+                    a["fps"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (slow, fast) = (scenes("10"), scenes("20"));
+    assert!(!slow.is_empty());
+    for ((n10, f10), (n20, f20)) in slow.iter().zip(&fast) {
+        assert_eq!((*f10, *f20), (10.0, 20.0));
+        assert_eq!(n20 - 1, 2 * (n10 - 1), "{slow:?} {fast:?}");
+    }
+    let run = ossa(&dir.0, &["info", "--fps", "0", "tube.glb"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .starts_with("ossa: --fps needs a number from 0.01 to 1000, not 0"),
+        "{}",
+        run.stderr
+    );
+}

@@ -101,6 +101,10 @@ pub struct LoadArgs {
     /// mm2-mod, dmf, dmf-json (default: detect)
     #[arg(long, value_name = "NAME")]
     pub format: Option<String>,
+    /// glTF input: sample its animations at F frames a second, 0.01 to 1000 (default: the keys'
+    /// own rate where they are evenly spaced, else 30)
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    pub fps: Option<String>,
 }
 
 impl LoadArgs {
@@ -111,6 +115,13 @@ impl LoadArgs {
         };
         if let Some(name) = &self.format {
             options.format = cli_format(name).ok_or_else(|| format!("unknown format {name}"))?;
+        }
+        if let Some(text) = &self.fps {
+            options.sample_fps = text
+                .parse::<f32>()
+                .ok()
+                .filter(|f| (0.01..=1000.0).contains(f))
+                .ok_or_else(|| format!("--fps needs a number from 0.01 to 1000, not {text}"))?;
         }
         Ok(options)
     }
