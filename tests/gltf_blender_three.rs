@@ -1,8 +1,11 @@
-//! glTF from Blender, read by ossa and by three.js: for every file Blender's add-on exported in
-//! the corpus (`gltf/blender/roundtrip/`), the world positions of every vertex agree to 1e-4 of
-//! the model's size at every key of every animation and halfway between two keys (and at the
-//! file's node pose where it has no skin, the node pose being the bind pose there) (three.js: `GLTFLoader`, `AnimationMixer`, through `interop/sample-gltf.mjs`). Then
-//! `ossa convert` turns each into a DPM, and the DPM skins the same as the glTF did.
+//! glTF from Blender, read by ossa and by three.js (`GLTFLoader` and `AnimationMixer`, through
+//! `interop/sample-gltf.mjs`). For every file Blender's add-on exported in the corpus
+//! (`gltf/blender/roundtrip/`), the world positions of every vertex agree to 1e-4 of the model's
+//! size at every key of every animation and halfway between two keys, and at the file's node
+//! pose where that is the bind pose (no skin, or no animation). `ossa convert` turns each into a
+//! DPM that skins the same as the glTF did. The `.blend` scenes of the corpus, exported by
+//! Blender's own exporter (`interop/blender_export.py`, PyPI `bpy`), are checked against three.js
+//! the same way.
 
 #![cfg(feature = "gltf")]
 
@@ -22,9 +25,6 @@ use corpus::corpus_subdir;
 use node_interop::node_ready;
 use sweep::{pose, skin};
 
-/// Sampled at twice Blender's 24 frames a second, every key and every point halfway between two
-/// keys of these files is a frame.
-const FPS: f32 = 48.0;
 const TOLERANCE: f64 = 1e-4;
 
 fn files() -> Vec<PathBuf> {
@@ -58,22 +58,143 @@ fn positions(model: &Model, frame: u32) -> Vec<Vec<[f32; 3]>> {
         .collect()
 }
 
-/// The frame of `model` that shows `animation` (None: the bind pose) at `time` seconds.
-fn frame_at(model: &Model, animation: Option<&str>, time: f64) -> u32 {
+/// The frame of `model`, sampled at `fps`, that shows `animation` (None: the bind pose) at `time`
+/// seconds.
+fn frame_at(model: &Model, fps: f32, animation: Option<&str>, time: f64) -> u32 {
     let Some(name) = animation else {
         return 0;
     };
     let scene = (model.animations().iter())
         .find(|a| a.name.to_string() == name)
         .unwrap_or_else(|| panic!("no scene {name}"));
-    assert_eq!(scene.fps, FPS, "{name}");
-    let at = time * f64::from(FPS);
+    assert_eq!(scene.fps, fps, "{name}");
+    let at = time * f64::from(fps);
     assert!(
         (at - at.round()).abs() < 1e-3,
         "{name} at {time} s falls between frames"
     );
     let i = (at.round() as u32).min(scene.frame_count - 1);
     scene.first_frame + i
+}
+
+/// `file` sampled by three.js (into `out`) and skinned by ossa at every sample: the worst
+/// distance, as a fraction of the model's size, and where.
+fn against_three(interop: &Path, file: &Path, out: &Path) -> (f64, String) {
+    let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let json_path = out.join(format!("{name}.three.json"));
+    let run = Command::new("node")
+        .arg(interop.join("sample-gltf.mjs"))
+        .arg(file)
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let three: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let samples = three["samples"].as_array().unwrap();
+    // Sampled at one frame per the shortest step between two sample times (half the keys'
+    // interval), every key and every point halfway between two keys is a frame.
+    let mut times: Vec<f64> = (samples.iter())
+        .filter(|s| !s["animation"].is_null())
+        .map(|s| s["time"].as_f64().unwrap())
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let step = (times.windows(2))
+        .map(|w| w[1] - w[0])
+        .filter(|&d| d > 1e-6)
+        .fold(f64::INFINITY, f64::min);
+    let fps = if step.is_finite() {
+        let f = 1.0 / step;
+        if (f - f.round()).abs() < 1e-3 {
+            f.round() as f32
+        } else {
+            f as f32
+        }
+    } else {
+        24.0
+    };
+    let options = LoadOptions {
+        sample_fps: fps,
+        ..LoadOptions::default()
+    };
+    let model = Model::load_file(file, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // Which ossa mesh each of three.js's primitives is: by name, as ossa names primitives.
+    let prims = three["primitives"].as_array().unwrap();
+    let mesh_of: Vec<usize> = prims
+        .iter()
+        .map(|p| {
+            let mesh = p["name"].as_str().unwrap_or_default();
+            let count = prims.iter().filter(|q| q["mesh"] == p["mesh"]).count();
+            let wanted = if count > 1 {
+                format!("{mesh} {}", p["primitive"])
+            } else {
+                mesh.to_owned()
+            };
+            let found = (model.meshes().iter())
+                .position(|m| m.name().to_string() == wanted)
+                .unwrap_or_else(|| panic!("{name}: no mesh {wanted}"));
+            assert_eq!(
+                model.meshes()[found].vertex_count() as u64,
+                p["vertexCount"].as_u64().unwrap(),
+                "{name}: {wanted}"
+            );
+            found
+        })
+        .collect();
+    // The model's size: the diagonal of the node pose's bounds.
+    let (mut lo, mut hi) = ([f64::MAX; 3], [f64::MIN; 3]);
+    for flat in samples[0]["positions"].as_array().unwrap() {
+        for v in flat.as_array().unwrap().chunks(3) {
+            for k in 0..3 {
+                let x = v[k].as_f64().unwrap();
+                lo[k] = lo[k].min(x);
+                hi[k] = hi[k].max(x);
+            }
+        }
+    }
+    let size = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+    // A skinned file's node pose need not be its bind pose, which is ossa's frame 0; the
+    // animations pose every node, so they are compared wherever there are skins.
+    let skinned = model
+        .meshes()
+        .iter()
+        .any(|m| m.max_influences() > 1 || model.bones().len() > model.meshes().len());
+    let mut worst = (0.0f64, String::from("nothing compared"));
+    let mut compared = 0;
+    for sample in samples {
+        let animation = sample["animation"].as_str();
+        if animation.is_none() && skinned && samples.len() > 1 {
+            continue;
+        }
+        compared += 1;
+        let time = sample["time"].as_f64().unwrap();
+        let ours = positions(&model, frame_at(&model, fps, animation, time));
+        for (p, flat) in sample["positions"].as_array().unwrap().iter().enumerate() {
+            let theirs = flat.as_array().unwrap();
+            for (i, v) in ours[mesh_of[p]].iter().enumerate() {
+                let d = (0..3)
+                    .map(|k| (f64::from(v[k]) - theirs[3 * i + k].as_f64().unwrap()).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if d >= worst.0 {
+                    worst = (
+                        d,
+                        format!("{animation:?} at {time} s, primitive {p}, vertex {i}"),
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{name}: {compared} of {} samples, worst {:.2e} of size {size:.3} ({})",
+        samples.len(),
+        worst.0 / size,
+        worst.1
+    );
+    (worst.0 / size, format!("{name}: {}", worst.1))
 }
 
 #[test]
@@ -87,104 +208,72 @@ fn blender_files_skin_in_ossa_as_in_three_js() {
     };
     let out = scratch("samples");
     for file in &files {
-        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
-        let json_path = out.join(format!("{name}.three.json"));
-        let run = Command::new("node")
-            .arg(interop.join("sample-gltf.mjs"))
-            .arg(file)
-            .arg(&json_path)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let three: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
-        let options = LoadOptions {
-            sample_fps: FPS,
-            ..LoadOptions::default()
-        };
-        let model = Model::load_file(file, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-        // Which ossa mesh each of three.js's primitives is: by name, as ossa names primitives.
-        let prims = three["primitives"].as_array().unwrap();
-        let mesh_of: Vec<usize> = prims
-            .iter()
-            .map(|p| {
-                let mesh = p["name"].as_str().unwrap_or_default();
-                let count = prims.iter().filter(|q| q["mesh"] == p["mesh"]).count();
-                let wanted = if count > 1 {
-                    format!("{mesh} {}", p["primitive"])
-                } else {
-                    mesh.to_owned()
-                };
-                let found = (model.meshes().iter())
-                    .position(|m| m.name().to_string() == wanted)
-                    .unwrap_or_else(|| panic!("{name}: no mesh {wanted}"));
-                assert_eq!(
-                    model.meshes()[found].vertex_count() as u64,
-                    p["vertexCount"].as_u64().unwrap(),
-                    "{name}: {wanted}"
-                );
-                found
-            })
-            .collect();
-        // The model's size: the diagonal of the node pose's bounds.
-        let samples = three["samples"].as_array().unwrap();
-        let (mut lo, mut hi) = ([f64::MAX; 3], [f64::MIN; 3]);
-        for flat in samples[0]["positions"].as_array().unwrap() {
-            for v in flat.as_array().unwrap().chunks(3) {
-                for k in 0..3 {
-                    let x = v[k].as_f64().unwrap();
-                    lo[k] = lo[k].min(x);
-                    hi[k] = hi[k].max(x);
-                }
-            }
-        }
-        let size = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
-        // A skinned file's node pose need not be its bind pose, which is ossa's frame 0; the
-        // animations pose every node, so they are compared wherever there are skins.
-        let skinned = {
-            let text = std::fs::read(file).unwrap();
-            let json: Value = serde_json::from_slice(&text).unwrap();
-            json["skins"].as_array().is_some_and(|s| !s.is_empty())
-        };
-        let mut worst = (0.0f64, String::new());
-        for sample in samples {
-            let animation = sample["animation"].as_str();
-            if animation.is_none() && skinned {
-                continue;
-            }
-            let time = sample["time"].as_f64().unwrap();
-            let ours = positions(&model, frame_at(&model, animation, time));
-            for (p, flat) in sample["positions"].as_array().unwrap().iter().enumerate() {
-                let theirs = flat.as_array().unwrap();
-                for (i, v) in ours[mesh_of[p]].iter().enumerate() {
-                    let d = (0..3)
-                        .map(|k| (f64::from(v[k]) - theirs[3 * i + k].as_f64().unwrap()).powi(2))
-                        .sum::<f64>()
-                        .sqrt();
-                    if d > worst.0 {
-                        worst = (
-                            d,
-                            format!("{animation:?} at {time} s, primitive {p}, vertex {i}"),
-                        );
-                    }
-                }
-            }
-        }
-        eprintln!(
-            "{name}: {} samples, worst {:.2e} of size {size:.3} ({})",
-            samples.len(),
-            worst.0 / size,
-            worst.1
-        );
-        assert!(
-            worst.0 <= TOLERANCE * size,
-            "{name}: {} off at {}",
-            worst.0,
-            worst.1
-        );
+        let (worst, at) = against_three(&interop, file, &out);
+        assert!(worst <= TOLERANCE, "{worst} of the size off at {at}");
+    }
+}
+
+/// Blender's Python module, when `interop/.venv-blender` has it (scripts/test-all.sh installs it
+/// where CPython 3.11 is).
+fn blender_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/.venv-blender/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    let why = "interop/.venv-blender is missing (see interop/requirements-blender.txt)";
+    // CI installs it where CPython 3.11 is, and says so before the tests when it cannot.
+    let py311 = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; sys.exit(sys.version_info[:2] != (3, 11))",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        !(py311 && std::env::var_os("OSSA_REQUIRE_INTEROP").is_some()),
+        "OSSA_REQUIRE_INTEROP is set but {why}"
+    );
+    eprintln!("{why}; skipping the .blend scenes");
+    None
+}
+
+/// The `.blend` scenes of the corpus, exported by Blender's own glTF exporter
+/// (`interop/blender_export.py`), read by ossa and by three.js alike.
+#[test]
+fn blender_scenes_exported_by_bpy_skin_in_ossa_as_in_three_js() {
+    let Some(scenes) = corpus_subdir("gltf/blender/scenes", "the .blend scenes") else {
+        return;
+    };
+    let Some(python) = blender_python() else {
+        return;
+    };
+    let Some(interop) = node_ready() else {
+        return;
+    };
+    let out = scratch("bpy");
+    let run = Command::new(&python)
+        .arg(interop.join("blender_export.py"))
+        .arg(&scenes)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut glbs: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "glb"))
+        .collect();
+    glbs.sort();
+    assert_eq!(glbs.len(), 4, "{said}");
+    for glb in &glbs {
+        let (worst, at) = against_three(&interop, glb, &out);
+        assert!(worst <= TOLERANCE, "{worst} of the size off at {at}");
     }
 }
 
