@@ -3,17 +3,18 @@
 //! (`gltf/blender/roundtrip/`), the world positions of every vertex agree to 1e-4 of the model's
 //! size at every key of every animation and halfway between two keys, and at the file's node
 //! pose where that is the bind pose (no skin, or no animation). `ossa convert` turns each into a
-//! DPM that skins the same as the glTF did. The `.blend` scenes of the corpus, exported by
+//! DPM that, read and skinned by the DPM tests' own reader (DarkPlaces' rules, not ossa's
+//! loader), gives the glTF's positions at its frames. The `.blend` scenes of the corpus, exported by
 //! Blender's own exporter (`interop/blender_export.py`, PyPI `bpy`), are checked against three.js
 //! the same way.
 
 #![cfg(feature = "gltf")]
 
+mod common;
 #[path = "corpus/mod.rs"]
 mod corpus;
 #[path = "node_interop/mod.rs"]
 mod node_interop;
-mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,9 +22,9 @@ use std::process::Command;
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 
+use common::{RawDpm, absolute, direct_skin, pose, skin};
 use corpus::corpus_subdir;
 use node_interop::node_ready;
-use sweep::{pose, skin};
 
 const TOLERANCE: f64 = 1e-4;
 
@@ -315,20 +316,26 @@ fn blender_files_convert_to_dpm_that_skins_the_same() {
             String::from_utf8_lossy(&run.stderr)
         );
         let gltf = Model::load_file(file, &LoadOptions::default()).unwrap();
-        let back = Model::load_file(&dpm, &LoadOptions::default()).unwrap();
-        assert_eq!(back.frames().len(), gltf.frames().len(), "{name}");
-        assert_eq!(back.meshes().len(), gltf.meshes().len(), "{name}");
+        // The DPM read by DarkPlaces' rules, with the reader and skinning written in the DPM
+        // tests without ossa's own (tests/common).
+        let raw = RawDpm::parse(&std::fs::read(&dpm).unwrap()).unwrap();
+        assert_eq!(raw.poses.len(), gltf.frames().len(), "{name}");
+        assert_eq!(raw.meshes.len(), gltf.meshes().len(), "{name}");
         let info = gltf.info();
         let size = (0..3)
             .map(|k| (info.maxs[k] - info.mins[k]).powi(2))
             .sum::<f32>()
             .sqrt();
         // The saver renumbers vertices for the vertex cache: the same points, in its order.
-        for frame in (0..gltf.frames().len() as u32).step_by(4) {
-            let (a, b) = (positions(&gltf, frame), positions(&back, frame));
-            for m in 0..a.len() {
+        for frame in (0..gltf.frames().len()).step_by(4) {
+            let ours = positions(&gltf, frame as u32);
+            let abs = absolute(&raw.parents(), &raw.poses[frame]);
+            for (m, mesh) in raw.meshes.iter().enumerate() {
+                let theirs: Vec<[f32; 3]> = (mesh.vertices.iter())
+                    .map(|v| direct_skin(v, &abs).0.map(|x| x as f32))
+                    .collect();
                 // A DPM keeps the meshes' order (and their shaders, not their names).
-                same_points(&a[m], &b[m], 1e-5 * size)
+                same_points(&ours[m], &theirs, 1e-5 * size)
                     .unwrap_or_else(|e| panic!("{name} frame {frame} mesh {m}: {e}"));
             }
         }
