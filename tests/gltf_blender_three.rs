@@ -22,8 +22,7 @@ use std::process::Command;
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 
-use common::{RawDpm, absolute, direct_skin, pose, skin};
-use corpus::corpus_subdir;
+use common::{RawDpm, absolute, corpus_subdir, direct_skin, pose, skin};
 use node_interop::node_ready;
 
 const TOLERANCE: f64 = 1e-4;

@@ -18,7 +18,7 @@ use ossa::{LoadOptions, Model};
 
 #[path = "../corpus/mod.rs"]
 mod corpus;
-pub use corpus::corpus_dir;
+pub use corpus::{corpus_dir, corpus_subdir};
 
 #[path = "../sweep/mod.rs"]
 mod sweep;
