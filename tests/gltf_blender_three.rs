@@ -11,8 +11,6 @@
 #![cfg(feature = "gltf")]
 
 mod common;
-#[path = "corpus/mod.rs"]
-mod corpus;
 #[path = "node_interop/mod.rs"]
 mod node_interop;
 
