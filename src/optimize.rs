@@ -376,9 +376,16 @@ fn drop_unused_bones(parts: &mut ModelParts) {
         })
         .collect();
     parts.poses.retain_indices(|i| keep[i % nb]);
-    // Keys of removed bones go with them.
+    renumber_references(parts, &keep, &map);
+}
+
+/// Points what refers to bones (keys, influences, references, events) at their new numbers,
+/// `map[old]`. What refers to a bone `keep` leaves out goes with it: its keys and references are
+/// dropped, and its events are carried by no bone (-1), as where a skeleton has no such bone.
+fn renumber_references(parts: &mut ModelParts, keep: &[bool], map: &[u32]) {
+    let kept = |b: u32| keep.get(b as usize).copied().unwrap_or(false);
     for set in &mut parts.keyframes {
-        set.keys.retain(|k| keep[k.bone as usize]);
+        set.keys.retain(|k| kept(k.bone));
         for k in &mut set.keys {
             k.bone = map[k.bone as usize];
         }
@@ -388,19 +395,17 @@ fn drop_unused_bones(parts: &mut ModelParts) {
             i.bone = map[i.bone as usize];
         }
         if let Some(r) = &mut m.references {
-            r.retain(|&b| keep.get(b as usize).copied().unwrap_or(false));
+            r.retain(|&b| kept(b));
             for b in r.iter_mut() {
                 *b = map[*b as usize];
             }
+            // A file lists its references in bone order.
+            r.sort_unstable();
         }
     }
-    // An event on a removed bone is carried by no bone, as where the skeleton has no such bone.
     for e in &mut parts.events {
-        if let Ok(b) = usize::try_from(e.bone) {
-            e.bone = match keep.get(b) {
-                Some(true) => map[b] as i32,
-                _ => -1,
-            };
+        if let Ok(b) = u32::try_from(e.bone) {
+            e.bone = if kept(b) { map[b as usize] as i32 } else { -1 };
         }
     }
 }
@@ -483,32 +488,7 @@ fn reorder_bones(parts: &mut ModelParts, order: &[u32]) {
         Poses::Matrices(m) => permute(m, order),
         Poses::Rigid(r) => permute(r, order),
     }
-    for set in &mut parts.keyframes {
-        for k in &mut set.keys {
-            k.bone = map[k.bone as usize];
-        }
-    }
-    for m in &mut parts.meshes {
-        for i in &mut m.influences {
-            i.bone = map[i.bone as usize];
-        }
-        if let Some(r) = &mut m.references {
-            for b in r.iter_mut() {
-                if let Some(&n) = map.get(*b as usize) {
-                    *b = n;
-                }
-            }
-            // A file lists its references in bone order.
-            r.sort_unstable();
-        }
-    }
-    for e in &mut parts.events {
-        if let Ok(b) = usize::try_from(e.bone)
-            && let Some(&n) = map.get(b)
-        {
-            e.bone = n as i32;
-        }
-    }
+    renumber_references(parts, &vec![true; order.len()], &map);
 }
 
 /// What [`Model::with_max_influences`] dropped.

@@ -182,23 +182,7 @@ fn cases() -> Vec<(String, Model)> {
             corpus.display()
         );
     }
-    let doll = Model::load(
-        mm2_fixtures::doll_mod().as_bytes(),
-        &LoadOptions {
-            format: Format::Mm2Mod,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let skel = Model::load(
-        mm2_fixtures::doll_skel().as_bytes(),
-        &LoadOptions {
-            format: Format::Mm2Skel,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    out.push(("mm2_doll".to_owned(), Model::bind(&doll, &skel).unwrap()));
+    out.push(("mm2_doll".to_owned(), mm2_fixtures::doll()));
     let rig = ossa::synth::TubeRig::with_vertices(600).build().unwrap();
     let dmf = Model::load(&rig.save(Format::Dmf).unwrap(), &LoadOptions::default()).unwrap();
     out.push(("dmf_tube".to_owned(), dmf));

@@ -161,3 +161,12 @@ pub const PACKET_TAIL: [&str; 7] = [
 pub fn packet_mod() -> String {
     text(&[&PACKET_MOD[..], &PACKET_TAIL[..], &["mtxn 1 1"][..]].concat())
 }
+
+/// The doll's `.mod` bound to its `.skel`, loaded by ossa: a generated model for the checks
+/// that take every format's models (glTF export and import).
+pub fn doll() -> ossa::Model {
+    let load = |text: String, format| ossa::Model::load(text.as_bytes(), &options(format)).unwrap();
+    let mesh = load(doll_mod(), ossa::Format::Mm2Mod);
+    let skeleton = load(doll_skel(), ossa::Format::Mm2Skel);
+    ossa::Model::bind(&mesh, &skeleton).unwrap()
+}
