@@ -256,7 +256,11 @@ pub fn optimize_save(data: &[u8]) {
             // Renumbered only: the same bones, each parent still before its child.
             assert_eq!(optimized.bones().len(), model.bones().len());
             for (i, b) in optimized.bones().iter().enumerate() {
-                assert!(b.parent < i as i32, "bone {i}'s parent {} after it", b.parent);
+                assert!(
+                    b.parent < i as i32,
+                    "bone {i}'s parent {} after it",
+                    b.parent
+                );
             }
         }
     }
