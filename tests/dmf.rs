@@ -1774,3 +1774,22 @@ fn the_independent_reader_reads_the_fixture_as_worked_out() {
         }
     }
 }
+
+/// The independent reader says where a cut file ends instead of panicking: every prefix of the
+/// fixture is an error (the image is its last bytes).
+#[test]
+fn the_independent_reader_refuses_every_cut_fixture() {
+    let bytes = binary_fixture();
+    for n in 0..bytes.len() {
+        let e = dmf_ref::RawDmf::parse(&bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    // A track table that claims more tracks than the file holds is refused before any is read.
+    let mut big = bytes.clone();
+    set_u32(&mut big, ANIM + 0x28, u32::MAX);
+    let e = dmf_ref::RawDmf::parse(&big).unwrap_err();
+    assert!(e.contains("past the end"), "{e}");
+}

@@ -880,3 +880,37 @@ fn skp_blends_mix_their_own_quaternions() {
     let frame2: Vec<Mat3x4> = rigid[2 * nb..3 * nb].iter().map(|r| r.matrix()).collect();
     assert_eq!(out, frame2);
 }
+
+/// The shared reader says where a cut file ends instead of panicking: every prefix of a
+/// written SKM and SKP is an error (the last bytes of each are data it reads), and the whole
+/// file reads.
+#[test]
+fn the_reference_reader_refuses_every_cut_file() {
+    let tube = TubeRig::default().build().unwrap();
+    let skm_bytes = skm::write_skm(&tube).unwrap();
+    let skp_bytes = skm::write_skp(&tube).unwrap();
+    for n in 0..skm_bytes.len() {
+        let e = skm_ref::parse_skm(&skm_bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    for n in 0..skp_bytes.len() {
+        let e = skm_ref::parse_skp(&skp_bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    assert_eq!(parse_skm(&skm_bytes).meshes.len(), 1);
+    assert_eq!(parse_skp(&skp_bytes).frames.len(), tube.frames().len());
+    // A parent after its child is refused by the pose math, not read out of range.
+    let mut skp = parse_skp(&skp_bytes);
+    skp.bones[1].1 = 3;
+    assert!(
+        absolute(&skp, 0)
+            .unwrap_err()
+            .contains("does not come before")
+    );
+}
