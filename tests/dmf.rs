@@ -1634,3 +1634,162 @@ fn corpus_dpms_save_as_dmf() {
     );
     assert!(saved > 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The independent reader (tests/dmf_ref) on the fixture
+// ---------------------------------------------------------------------------------------------
+
+mod dmf_ref;
+
+/// The reader the glTF conversion checks use, written from the spec without ossa's code, reads
+/// the hand-built fixture as the tests above work it out: so what it says of a converted file
+/// can be trusted.
+#[test]
+fn the_independent_reader_reads_the_fixture_as_worked_out() {
+    use dmf_ref::{IDENTITY4, RawDmf, inverse, point, vector};
+    let d = RawDmf::parse(&binary_fixture()).unwrap();
+    assert_eq!((d.major, d.minor), (1, 5));
+    // Texture and materials.
+    assert_eq!(d.textures.len(), 1);
+    let t = &d.textures[0];
+    assert_eq!(
+        (t.name.as_slice(), t.id, t.flip_y),
+        (&b"skin.png"[..], 0, 1)
+    );
+    assert_eq!((t.width, t.height, t.wrap_s, t.wrap_t), (2, 2, 2, 0));
+    assert_eq!(t.image, PNG);
+    let names: Vec<&[u8]> = d.materials.iter().map(|m| m.name.as_slice()).collect();
+    assert_eq!(names, [&b"skin"[..], b"cloth"]);
+    assert_eq!((d.materials[0].texture, d.materials[1].texture), (0, -1));
+    assert_eq!(d.materials[0].flags, [1, 1, 4, 5, 1, 2, 2, 0, 0, 1, 1, 0]);
+    assert_eq!(d.materials[0].alpha_test, 0.5);
+    assert_eq!(d.materials[0].diffuse, [1.0, 0.5, 0.25, 1.0]);
+    assert_eq!(d.materials[0].specular, [0.5, 0.5, 0.5, 30.0]);
+    assert_eq!(d.materials[1].diffuse, [0.25, 0.25, 1.0, 1.0]);
+    // Vertices, faces.
+    let pos: Vec<[f32; 3]> = d.vertices.iter().map(|v| v.pos).collect();
+    assert_eq!(
+        pos,
+        [
+            [0.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [2.0, 1.0, 0.0],
+            [1.0, 2.0, 0.0]
+        ]
+    );
+    assert_eq!(d.vertices[2].skin_index, [0, 1, 0, 0]);
+    assert_eq!(d.vertices[2].skin_weight, [0.5, 0.5, 0.0, 0.0]);
+    let faces: Vec<(u16, [u32; 3])> = d.faces.iter().map(|f| (f.material, f.indices)).collect();
+    assert_eq!(faces, [(0, [0, 1, 2]), (1, [0, 2, 3]), (1, [2, 1, 3])]);
+    assert_eq!(d.faces[1].colors, [RED, WHITE, WHITE]);
+    assert_eq!(d.faces[2].uvs, [[1.0, 1.0], [0.5, 0.0], [0.0, 1.0]]);
+    assert!(d.faces.iter().all(|f| f.normals == [[0.0, 0.0, 1.0]; 3]));
+    // Bones and the bind pose: root at (0, 1, 0); arm at (1, 1, 0), turned 90 degrees about z.
+    let bones: Vec<(&[u8], i16)> = d
+        .bones
+        .iter()
+        .map(|b| (b.name.as_slice(), b.parent))
+        .collect();
+    assert_eq!(bones, [(&b"root"[..], -1), (b"arm", 0)]);
+    let bind = d.bind().unwrap();
+    assert_eq!(point(&bind[0], [0.0; 3]), [0.0, 1.0, 0.0]);
+    assert_eq!(point(&bind[1], [0.0; 3]), [1.0, 1.0, 0.0]);
+    assert_eq!(vector(&bind[1], [1.0, 0.0, 0.0]), [0.0, 1.0, 0.0]);
+    // Influences in bone space: vertex 2 (2, 1, 0) is half root, half arm.
+    let inv: Vec<_> = bind.iter().map(|m| inverse(m).unwrap()).collect();
+    assert_eq!(inverse(&IDENTITY4), Some(IDENTITY4));
+    let p2 = [2.0, 1.0, 0.0];
+    assert_eq!(point(&inv[0], p2).map(|x| x * 0.5), [1.0, 0.0, 0.0]);
+    let arm = point(&inv[1], p2).map(|x| x * 0.5);
+    assert!(
+        (0..3).all(|k| (arm[k] - [0.0, -0.5, 0.0][k]).abs() < 1e-12),
+        "{arm:?}"
+    );
+    // The animation and its tracks.
+    let a = &d.animations[0];
+    assert_eq!(
+        (a.name.as_slice(), a.id, a.fps, a.duration),
+        (&b"wave"[..], 0, 10, 0.5)
+    );
+    let flags: Vec<i16> = a.tracks.iter().map(|t| t.flags).collect();
+    assert_eq!(flags, [1, 1, 2, 6, 4]);
+    assert_eq!(a.tracks[3].rot, [0.0, 0.0, H, H]);
+    // The bind pose skins to the file's positions.
+    let at_bind = d.skin_all(None).unwrap();
+    for (got, want) in at_bind.iter().zip(&pos) {
+        assert!(
+            (0..3).all(|k| (got[k] - f64::from(want[k])).abs() < 1e-12),
+            "{got:?}"
+        );
+    }
+    // 0.2 s ("wave 2"): as worked out above (there for mesh 1's order, the file's 0, 2, 3, 1).
+    let c = 1.5 * f64::from(H);
+    let want = [
+        [0.0, 0.4, 0.0],
+        [1.0, 1.4, 0.0],
+        [(2.0 + 1.0 + c) / 2.0, (1.4 + 1.4 - c) / 2.0, 0.0],
+        [1.0 + c, 1.4 + c, 0.0],
+    ];
+    let got = d.skin_all(Some((0, 0.2))).unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((0..3).all(|k| (g[k] - w[k]).abs() < 1e-6), "{g:?} vs {w:?}");
+    }
+    // The arm's scale 1.5 lengthens vertex 3's normal; rotation about z keeps it on z.
+    let local = d.local_at(0, 0.2).unwrap();
+    let posed = dmf_ref::absolute(&d.parents(), &local).unwrap();
+    let n = d.skin_normal(3, [0.0, 0.0, 1.0], &posed, &inv).unwrap();
+    assert!(
+        (0..3).all(|k| (n[k] - [0.0, 0.0, 1.5][k]).abs() < 1e-6),
+        "{n:?}"
+    );
+    // After its last key (0.4 s) the arm holds it: at 0.5 s, 90 degrees and scale 2; the root
+    // is at its last position key.
+    let local = d.local_at(0, 0.5).unwrap();
+    let x = vector(&local[1], [1.0, 0.0, 0.0]);
+    assert!(
+        (0..3).all(|k| (x[k] - [0.0, 2.0, 0.0][k]).abs() < 1e-6),
+        "{x:?}"
+    );
+    assert_eq!(point(&local[0], [0.0; 3]), [0.0, 2.0, 0.0]);
+    // And it agrees with ossa's skinning of the same file at every frame.
+    let m = load(&binary_fixture(), Format::Dmf);
+    for f in 0..m.frames().len() as u32 {
+        let ours = if f == 0 {
+            d.skin_all(None).unwrap()
+        } else {
+            d.skin_all(Some((0, f64::from(f - 1) / 10.0))).unwrap()
+        };
+        let (p, _) = skinned(&m, 1, f);
+        // Mesh 1's vertices are the file's 0, 2, 3 and 1.
+        for (i, v) in [0usize, 2, 3, 1].into_iter().enumerate() {
+            let d = (0..3)
+                .map(|k| (ours[v][k] - f64::from(p[i][k])).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                d < 1e-5,
+                "frame {f} vertex {v}: {:?} vs {:?}",
+                ours[v],
+                p[i]
+            );
+        }
+    }
+}
+
+/// The independent reader says where a cut file ends instead of panicking: every prefix of the
+/// fixture is an error (the image is its last bytes).
+#[test]
+fn the_independent_reader_refuses_every_cut_fixture() {
+    let bytes = binary_fixture();
+    for n in 0..bytes.len() {
+        let e = dmf_ref::RawDmf::parse(&bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    // A track table that claims more tracks than the file holds is refused before any is read.
+    let mut big = bytes.clone();
+    set_u32(&mut big, ANIM + 0x28, u32::MAX);
+    let e = dmf_ref::RawDmf::parse(&big).unwrap_err();
+    assert!(e.contains("past the end"), "{e}");
+}

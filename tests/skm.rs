@@ -51,8 +51,12 @@ fn load_named(bytes: &[u8], name: &str) -> Model {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Independent little-endian reader (FORMATS.md §3.1)
+// Independent little-endian reader (FORMATS.md §3.1) and reference math in f64 (FORMATS §3.4):
+// tests/skm_ref, shared with the glTF conversion checks
 // ---------------------------------------------------------------------------------------------
+
+mod skm_ref;
+use skm_ref::{RawInfluence, V3, absolute, cross, direct_bind, dot, f64v, qmul, qnorm, qrot, sub};
 
 fn le_u32(d: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(d[at..at + 4].try_into().unwrap())
@@ -62,178 +66,12 @@ fn le_f32(d: &[u8], at: usize) -> f32 {
     f32::from_bits(le_u32(d, at))
 }
 
-fn name64(d: &[u8], at: usize) -> Vec<u8> {
-    let f = &d[at..at + 64];
-    f[..f.iter().position(|&b| b == 0).unwrap_or(64)].to_vec()
+fn parse_skm(d: &[u8]) -> skm_ref::RawSkm {
+    skm_ref::parse_skm(d).unwrap()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct RawInfluence {
-    origin: [f32; 3],
-    weight: f32,
-    normal: [f32; 3],
-    bone: u32,
-}
-
-struct RawMesh {
-    shader: Vec<u8>,
-    name: Vec<u8>,
-    vertices: Vec<Vec<RawInfluence>>,
-    texcoords: Vec<[f32; 2]>,
-    /// In file order (clockwise front).
-    indices: Vec<u32>,
-    references: Vec<u32>,
-}
-
-struct RawSkm {
-    num_bones: u32,
-    meshes: Vec<RawMesh>,
-}
-
-fn parse_skm(d: &[u8]) -> RawSkm {
-    assert_eq!(&d[..4], b"SKM1");
-    assert_eq!(le_u32(d, 4), 2);
-    let num_bones = le_u32(d, 12);
-    let num_meshes = le_u32(d, 16) as usize;
-    let ofs_meshes = le_u32(d, 20) as usize;
-    let meshes = (0..num_meshes)
-        .map(|m| {
-            let h = ofs_meshes + m * 156;
-            let nv = le_u32(d, h + 128) as usize;
-            let nt = le_u32(d, h + 132) as usize;
-            let nr = le_u32(d, h + 136) as usize;
-            let (ov, ot, oi, or) = (
-                le_u32(d, h + 140) as usize,
-                le_u32(d, h + 144) as usize,
-                le_u32(d, h + 148) as usize,
-                le_u32(d, h + 152) as usize,
-            );
-            let mut p = ov;
-            let mut vertices = Vec::with_capacity(nv);
-            for _ in 0..nv {
-                let n = le_u32(d, p) as usize;
-                p += 4;
-                let infl = (0..n)
-                    .map(|k| {
-                        let a = p + 32 * k;
-                        RawInfluence {
-                            origin: [le_f32(d, a), le_f32(d, a + 4), le_f32(d, a + 8)],
-                            weight: le_f32(d, a + 12),
-                            normal: [le_f32(d, a + 16), le_f32(d, a + 20), le_f32(d, a + 24)],
-                            bone: le_u32(d, a + 28),
-                        }
-                    })
-                    .collect();
-                p += 32 * n;
-                vertices.push(infl);
-            }
-            RawMesh {
-                shader: name64(d, h),
-                name: name64(d, h + 64),
-                vertices,
-                texcoords: (0..nv)
-                    .map(|v| [le_f32(d, ot + 8 * v), le_f32(d, ot + 8 * v + 4)])
-                    .collect(),
-                indices: (0..nt * 3).map(|i| le_u32(d, oi + 4 * i)).collect(),
-                references: (0..nr).map(|i| le_u32(d, or + 4 * i)).collect(),
-            }
-        })
-        .collect();
-    RawSkm { num_bones, meshes }
-}
-
-struct RawSkp {
-    bones: Vec<(Vec<u8>, i32, u32)>,
-    frames: Vec<Vec<u8>>,
-    /// Per frame, per bone: quaternion (x, y, z, w) and origin.
-    poses: Vec<Vec<([f32; 4], [f32; 3])>>,
-}
-
-fn parse_skp(d: &[u8]) -> RawSkp {
-    assert_eq!(&d[..4], b"SKM1");
-    assert_eq!(le_u32(d, 4), 2);
-    let nb = le_u32(d, 12) as usize;
-    let nf = le_u32(d, 16) as usize;
-    let (ob, of) = (le_u32(d, 20) as usize, le_u32(d, 24) as usize);
-    let bones = (0..nb)
-        .map(|b| {
-            let a = ob + 72 * b;
-            (name64(d, a), le_u32(d, a + 64) as i32, le_u32(d, a + 68))
-        })
-        .collect();
-    let mut frames = Vec::new();
-    let mut poses = Vec::new();
-    for f in 0..nf {
-        let a = of + 68 * f;
-        frames.push(name64(d, a));
-        let op = le_u32(d, a + 64) as usize;
-        poses.push(
-            (0..nb)
-                .map(|b| {
-                    let p = op + 28 * b;
-                    let v: Vec<f32> = (0..7).map(|k| le_f32(d, p + 4 * k)).collect();
-                    ([v[0], v[1], v[2], v[3]], [v[4], v[5], v[6]])
-                })
-                .collect(),
-        );
-    }
-    RawSkp {
-        bones,
-        frames,
-        poses,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reference math in f64 (tests/ref_math): the direct formula of FORMATS §3.4
-// ---------------------------------------------------------------------------------------------
-
-#[path = "ref_math/mod.rs"]
-mod ref_math;
-use ref_math::{Q4, V3, cross, dot, qmul, qnorm, qrot, sub};
-
-fn f64v(v: [f32; 3]) -> V3 {
-    v.map(|x| x as f64)
-}
-
-/// Frame `f`'s absolute (q, t) per bone: `q_abs = q_parent q_local`,
-/// `t_abs = t_parent + R(q_parent) t_local`.
-fn absolute(skp: &RawSkp, f: usize) -> Vec<(Q4, V3)> {
-    let mut abs: Vec<(Q4, V3)> = Vec::new();
-    for (b, (_, parent, _)) in skp.bones.iter().enumerate() {
-        let (q, t) = skp.poses[f][b];
-        let q = qnorm(q.map(|c| c as f64));
-        let t = f64v(t);
-        abs.push(if *parent < 0 {
-            (q, t)
-        } else {
-            let (pq, pt) = abs[*parent as usize];
-            let r = qrot(pq, t);
-            (qmul(pq, q), [pt[0] + r[0], pt[1] + r[1], pt[2] + r[2]])
-        });
-    }
-    abs
-}
-
-/// The bind mesh by the direct formula: `p = sum_k (R_k o_k + f_k t_k)`, `n = sum_k R_k n_k`.
-fn direct_bind(mesh: &RawMesh, abs: &[(Q4, V3)]) -> (Vec<V3>, Vec<V3>) {
-    mesh.vertices
-        .iter()
-        .map(|infl| {
-            let mut p = [0.0; 3];
-            let mut n = [0.0; 3];
-            for i in infl {
-                let (q, t) = abs[i.bone as usize];
-                let ro = qrot(q, f64v(i.origin));
-                let rn = qrot(q, f64v(i.normal));
-                for a in 0..3 {
-                    p[a] += ro[a] + i.weight as f64 * t[a];
-                    n[a] += rn[a];
-                }
-            }
-            (p, n)
-        })
-        .unzip()
+fn parse_skp(d: &[u8]) -> skm_ref::RawSkp {
+    skm_ref::parse_skp(d).unwrap()
 }
 
 /// Share of triangles `(a, b, c)` whose `(b - a) x (c - a)` points along the corners' summed
@@ -443,7 +281,7 @@ fn corpus_bind_meshes_match_the_direct_formula() {
         assert_eq!(bound.format(), Format::Skm);
         let raw_skm = parse_skm(&skm_bytes);
         let raw_skp = parse_skp(&skp_bytes);
-        let abs = absolute(&raw_skp, 0);
+        let abs = absolute(&raw_skp, 0).unwrap();
 
         // The bind pose itself.
         for (b, (m, (q, t))) in bound.skeleton().bind_pose().iter().zip(&abs).enumerate() {
@@ -459,7 +297,7 @@ fn corpus_bind_meshes_match_the_direct_formula() {
         }
 
         for (m, raw) in raw_skm.meshes.iter().enumerate() {
-            let (p_ref, n_ref) = direct_bind(raw, &abs);
+            let (p_ref, n_ref) = direct_bind(raw, &abs).unwrap();
             let (p, n) = skin(&bound, m, 0);
             let size = size_of(&p_ref);
             let dp = max_diff(&p, &p_ref);
@@ -1041,4 +879,38 @@ fn skp_blends_mix_their_own_quaternions() {
         .unwrap();
     let frame2: Vec<Mat3x4> = rigid[2 * nb..3 * nb].iter().map(|r| r.matrix()).collect();
     assert_eq!(out, frame2);
+}
+
+/// The shared reader says where a cut file ends instead of panicking: every prefix of a
+/// written SKM and SKP is an error (the last bytes of each are data it reads), and the whole
+/// file reads.
+#[test]
+fn the_reference_reader_refuses_every_cut_file() {
+    let tube = TubeRig::default().build().unwrap();
+    let skm_bytes = skm::write_skm(&tube).unwrap();
+    let skp_bytes = skm::write_skp(&tube).unwrap();
+    for n in 0..skm_bytes.len() {
+        let e = skm_ref::parse_skm(&skm_bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    for n in 0..skp_bytes.len() {
+        let e = skm_ref::parse_skp(&skp_bytes[..n]).unwrap_err();
+        assert!(
+            e.contains("past the end") || e.contains("magic"),
+            "{n}: {e}"
+        );
+    }
+    assert_eq!(parse_skm(&skm_bytes).meshes.len(), 1);
+    assert_eq!(parse_skp(&skp_bytes).frames.len(), tube.frames().len());
+    // A parent after its child is refused by the pose math, not read out of range.
+    let mut skp = parse_skp(&skp_bytes);
+    skp.bones[1].1 = 3;
+    assert!(
+        absolute(&skp, 0)
+            .unwrap_err()
+            .contains("does not come before")
+    );
 }
