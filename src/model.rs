@@ -461,6 +461,10 @@ pub struct ModelParts {
     /// The version the file declared, where saving in its format keeps it (Sims CMX text: 200
     /// or 300); None for every other format and for models built in code.
     pub source_version: Option<u32>,
+    /// The format whose axes and units the coordinates are in, where that is not `format`'s: a
+    /// glTF file ossa exported is read back in its source's frame, and exporting it again must
+    /// map that frame, not glTF's. None: `format`'s own.
+    pub frame_format: Option<Format>,
 }
 
 impl ModelParts {
@@ -484,6 +488,7 @@ impl ModelParts {
             events: Vec::new(),
             suits: Vec::new(),
             source_version: None,
+            frame_format: None,
         }
     }
 }
@@ -701,6 +706,7 @@ pub struct Model {
     materials: Vec<Material>,
     suits: Vec<Suit>,
     source_version: Option<u32>,
+    frame_format: Option<Format>,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -779,6 +785,7 @@ impl Model {
             mut events,
             suits,
             source_version,
+            frame_format,
         } = parts;
         // Stable: events at one time keep the order the file gives them.
         events.sort_by(|a, b| {
@@ -825,6 +832,7 @@ impl Model {
         model.materials = materials;
         model.suits = suits;
         model.source_version = source_version;
+        model.frame_format = frame_format;
         Ok(model)
     }
 
@@ -897,6 +905,7 @@ impl Model {
             materials: Vec::new(),
             suits: Vec::new(),
             source_version: None,
+            frame_format: None,
         }
     }
 
@@ -980,6 +989,7 @@ impl Model {
             .cloned()
             .collect();
         model.source_version = meshes.source_version.or(skeleton.source_version);
+        model.frame_format = meshes.frame_format.or(skeleton.frame_format);
         model.warnings = meshes
             .warnings
             .iter()
@@ -1003,6 +1013,7 @@ impl Model {
             events: s.events.clone(),
             suits: self.suits.clone(),
             source_version: self.source_version,
+            frame_format: self.frame_format,
             textures: self.textures.clone(),
             materials: self.materials.clone(),
             meshes: self
@@ -1084,6 +1095,11 @@ impl Model {
     /// text: 200 or 300; a mesh bound to a skeleton has the skeleton's); None otherwise.
     pub fn source_version(&self) -> Option<u32> {
         self.source_version
+    }
+    /// The format whose axes and units the coordinates are in: the source format of an ossa
+    /// glTF export read back, else the model's own.
+    pub fn frame_format(&self) -> Format {
+        self.frame_format.unwrap_or(self.format)
     }
     /// Textures carried in the file (DMF).
     pub fn textures(&self) -> &[Texture] {

@@ -11,6 +11,8 @@
 
 #[path = "corpus/mod.rs"]
 mod corpus;
+#[path = "gltf_cases/mod.rs"]
+mod gltf_cases;
 #[path = "mm2_fixtures/mod.rs"]
 #[allow(unused_imports)]
 mod mm2_fixtures;
@@ -26,7 +28,7 @@ use ossa::textures::{ModelTextures, find_textures};
 use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 use serde_json::{Value, json};
 
-use corpus::{corpus_dir, files_ending};
+use corpus::corpus_dir;
 use node_interop::node_ready;
 
 /// What three.js reads: the first four influences.
@@ -222,35 +224,6 @@ fn write_case(
     exported
 }
 
-/// The models of the check: the corpus's DPMs and SKMs, a Sims body on its skeleton with a
-/// skill, and the generated MM2 doll and DMF rig.
-fn cases() -> Vec<(String, Model)> {
-    let mut out = Vec::new();
-    let corpus = corpus_dir();
-    if corpus.join("dpm").is_dir() {
-        for f in files_ending(&corpus.join("dpm"), &[".dpm"]) {
-            let model = load(&corpus.join("dpm").join(&f));
-            out.push((f.trim_end_matches(".dpm").to_owned(), model));
-        }
-        for f in ["wsw05sdk_monada_tris.skm", "wsw05sdk_testbox_tris.skm"] {
-            let model = load(&corpus.join("skm").join(f));
-            out.push((f.trim_end_matches(".skm").to_owned(), model));
-        }
-        out.push(("sims_b001mafit_01_idle".to_owned(), sims_body(&corpus)));
-        out.extend(sims_corpus(&corpus));
-    } else {
-        eprintln!(
-            "corpus not found at {}; only the generated fixtures are exported",
-            corpus.display()
-        );
-    }
-    out.push(("mm2_doll".to_owned(), mm2_fixtures::doll()));
-    let rig = ossa::synth::TubeRig::with_vertices(600).build().unwrap();
-    let dmf = Model::load(&rig.save(Format::Dmf).unwrap(), &LoadOptions::default()).unwrap();
-    out.push(("dmf_tube".to_owned(), dmf));
-    out
-}
-
 /// The generated rig as a DPM with its texture beside it as TGA, and two `.skin` variants: the
 /// first names another image (PNG), the second the same TGA.
 fn textured_tube() -> (Model, ModelTextures) {
@@ -292,56 +265,6 @@ fn colonel_1998(corpus: &Path) -> Option<(Model, ModelTextures)> {
     Some((colonel, textures))
 }
 
-/// The Sims corpus: both skeletons alone, every mesh on the adult skeleton (or, where a bone
-/// it names is not there, the child's), and the hipster suit's two skins dressed on the adult.
-fn sims_corpus(corpus: &Path) -> Vec<(String, Model)> {
-    let dir = corpus.join("sims");
-    let adult = load(&dir.join("so_adult-skeleton.cmx"));
-    let child = load(&dir.join("so_child-skeleton.cmx"));
-    let mut out = Vec::new();
-    for f in files_ending(&dir, &[".skn"]) {
-        let mesh = load(&dir.join(&f));
-        let bound = Model::bind(&mesh, &adult)
-            .or_else(|_| Model::bind(&mesh, &child))
-            .unwrap_or_else(|e| panic!("{f}: {e}"));
-        out.push((f.trim_end_matches(".skn").to_owned(), bound));
-    }
-    let suit_file = load(&dir.join("so_C005MA_Hipster.cmx"));
-    let character = ossa::assemble::with_suits(&adult, suit_file.suits()).unwrap();
-    let suit = suit_file.suits()[0].name.to_string_lossy();
-    let hipster = ossa::assemble::dress(&character, &suit, &mut |mesh| {
-        Model::load_file(dir.join(format!("so_{mesh}.skn")), &LoadOptions::default())
-    })
-    .unwrap();
-    assert_eq!(hipster.meshes().len(), 2);
-    out.push(("sims_hipster".to_owned(), hipster));
-    out.push(("sims_adult_skeleton".to_owned(), adult));
-    out.push(("sims_child_skeleton".to_owned(), child));
-    out
-}
-
-/// The retail adult body on the adult skeleton, with the idle skill, under the game's names.
-fn sims_body(corpus: &Path) -> Model {
-    let dir = scratch("sims");
-    for (from, to) in [
-        ("so_adult-skeleton.cmx", "adult-skeleton.cmx"),
-        (
-            "so_xskin-b001mafit_01-PELVIS-BODY.skn",
-            "xskin-b001mafit_01-PELVIS-BODY.skn",
-        ),
-        ("so_adult-idle1.cmx", "adult-idle1.cmx"),
-        ("so_xskill-A2O-idle1.cfp", "xskill-A2O-idle1.cfp"),
-    ] {
-        std::fs::copy(corpus.join("sims").join(from), dir.join(to)).unwrap();
-    }
-    let skeleton = load(&dir.join("adult-skeleton.cmx"));
-    let skin = load(&dir.join("xskin-b001mafit_01-PELVIS-BODY.skn"));
-    Model::bind(&skin, &skeleton)
-        .unwrap()
-        .with_skills_file(dir.join("adult-idle1.cmx"), &LoadOptions::default())
-        .unwrap()
-}
-
 /// A fresh directory; `what` and, for the fixtures each test makes for itself, a number of the
 /// process's own keep tests that run at once apart.
 fn scratch(what: &str) -> PathBuf {
@@ -380,7 +303,7 @@ fn exports_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
         assert_eq!(doc["animations"][0]["name"], "adult-greet01");
         written.push(name.to_owned());
     }
-    for (name, model) in cases() {
+    for (name, model) in gltf_cases::cases(1) {
         let full = write_case(&dir, &name, &model, 0, None);
         written.push(name.clone());
         if model
@@ -438,7 +361,7 @@ fn zombie_reports_the_vertices_its_weight_sums_move() {
 
 #[test]
 fn skins_read_back_with_the_gltf_crate_give_the_bind_pose() {
-    for (name, model) in cases() {
+    for (name, model) in gltf_cases::cases(1) {
         if model.meshes().is_empty() {
             continue;
         }

@@ -14,6 +14,8 @@ mod memory_fs;
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
+#[path = "gltf_cases/mod.rs"]
+mod gltf_cases;
 #[path = "mm2_fixtures/mod.rs"]
 #[allow(unused_imports)]
 mod mm2_fixtures;
@@ -25,7 +27,7 @@ use ossa::format::gltf::ExportOptions;
 use ossa::{ErrorCode, Format, FrameBlend, LoadOptions, Model};
 use serde_json::{Value, json};
 
-use corpus::{corpus_dir, corpus_subdir, files_ending};
+use corpus::corpus_subdir;
 use sweep::{CLEAN, XorShift, check_invariants, flip_bits, flip_positions, lengths, pose, skin};
 
 fn load(path: &Path) -> Model {
@@ -153,42 +155,6 @@ fn blender_node_animations() {
 // Round trip
 // ---------------------------------------------------------------------------------------------
 
-fn cases() -> Vec<(String, Model)> {
-    let mut out = Vec::new();
-    let corpus = corpus_dir();
-    if corpus.join("dpm").is_dir() {
-        for f in files_ending(&corpus.join("dpm"), &[".dpm"]) {
-            let model = load(&corpus.join("dpm").join(&f));
-            out.push((f, model));
-        }
-        for f in ["wsw05sdk_monada_tris.skm", "wsw05sdk_testbox_tris.skm"] {
-            out.push((f.to_owned(), load(&corpus.join("skm").join(f))));
-        }
-        let dir = corpus.join("sims");
-        let adult = load(&dir.join("so_adult-skeleton.cmx"));
-        let child = load(&dir.join("so_child-skeleton.cmx"));
-        // A few of the Sims meshes: they share their skeleton, and debug builds are slow.
-        for f in files_ending(&dir, &[".skn"]).into_iter().step_by(6) {
-            let mesh = load(&dir.join(&f));
-            let bound = Model::bind(&mesh, &adult)
-                .or_else(|_| Model::bind(&mesh, &child))
-                .unwrap_or_else(|e| panic!("{f}: {e}"));
-            out.push((f, bound));
-        }
-        out.push(("sims adult skeleton".to_owned(), adult));
-    } else {
-        eprintln!(
-            "corpus not found at {}; only the generated fixtures go round",
-            corpus.display()
-        );
-    }
-    out.push(("mm2_doll".to_owned(), mm2_fixtures::doll()));
-    let rig = ossa::synth::TubeRig::with_vertices(600).build().unwrap();
-    let dmf = Model::load(&rig.save(Format::Dmf).unwrap(), &LoadOptions::default()).unwrap();
-    out.push(("dmf_tube".to_owned(), dmf));
-    out
-}
-
 fn skinned(m: &Model, frame: u32) -> Vec<Vec<[f32; 3]>> {
     let bones = pose(m, &[FrameBlend { frame, weight: 1.0 }], None);
     (0..m.meshes().len())
@@ -210,7 +176,7 @@ fn worst(a: &[Vec<[f32; 3]>], b: &[Vec<[f32; 3]>]) -> f32 {
 
 #[test]
 fn export_then_import_gives_the_model_back() {
-    for (name, m) in cases() {
+    for (name, m) in gltf_cases::cases(6) {
         // JSON with a data URI takes the same path once its buffer is decoded: the two small
         // generated models check it, and debug builds stay quick.
         let forms: &[bool] = if name == "mm2_doll" || name == "dmf_tube" {
@@ -282,6 +248,81 @@ fn export_then_import_gives_the_model_back() {
                 }
             }
         }
+    }
+}
+
+/// The JSON chunk of a GLB.
+fn glb_json(bytes: &[u8]) -> Value {
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
+}
+
+/// POSITION's bounds of every primitive, as the file declares them.
+fn position_bounds(json: &Value) -> Vec<f64> {
+    let mut out = Vec::new();
+    for mesh in json["meshes"].as_array().unwrap() {
+        for p in mesh["primitives"].as_array().unwrap() {
+            let a = &json["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize];
+            for key in ["min", "max"] {
+                out.extend(
+                    a[key]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_f64().unwrap()),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// A glTF ossa exported, read back and exported again, is written in the same frame: the source
+/// format's axes mapped onto glTF's once, not the source's axes taken for glTF's.
+#[test]
+fn an_imported_export_exports_again_in_the_same_frame() {
+    let rig = ossa::synth::TubeRig::with_vertices(200).build().unwrap();
+    let dpm = Model::load(&rig.save(Format::Dpm).unwrap(), &LoadOptions::default()).unwrap();
+    let mut models = vec![("dpm_tube", dpm), ("mm2_doll", mm2_fixtures::doll())];
+    if let Some(dir) = corpus_subdir("sims", "an_imported_export_exports_again_in_the_same_frame") {
+        let adult = load(&dir.join("so_adult-skeleton.cmx"));
+        let mesh = load(&dir.join("so_xskin-b001mafit_01-PELVIS-BODY.skn"));
+        models.push(("sims_body", Model::bind(&mesh, &adult).unwrap()));
+    }
+    let binary = ExportOptions {
+        binary: true,
+        ..Default::default()
+    };
+    for (name, m) in models {
+        let first = m.export_gltf(&binary).unwrap();
+        let back = Model::load(&first.bytes, &LoadOptions::default()).unwrap();
+        assert_eq!(back.frame_format(), m.format(), "{name}");
+        let second = back.export_gltf(&binary).unwrap();
+        let (j1, j2) = (glb_json(&first.bytes), glb_json(&second.bytes));
+        assert_eq!(
+            j2["asset"]["extras"]["source_format"],
+            json!(m.format().name()),
+            "{name}"
+        );
+        assert_eq!(
+            j2["asset"]["extras"]["axes"], j1["asset"]["extras"]["axes"],
+            "{name}"
+        );
+        let size = f64::from(first.exactness.size);
+        let (b1, b2) = (position_bounds(&j1), position_bounds(&j2));
+        assert_eq!(b1.len(), b2.len(), "{name}");
+        for (a, b) in b1.iter().zip(&b2) {
+            assert!(
+                (a - b).abs() <= 1e-5 * size,
+                "{name}: bounds {b1:?} became {b2:?}"
+            );
+        }
+        let again = Model::load(&second.bytes, &LoadOptions::default()).unwrap();
+        let d = worst(&skinned(&again, 0), &skinned(&m, 0));
+        assert!(
+            d <= 1e-5 * first.exactness.size,
+            "{name}: bind pose off by {d}"
+        );
     }
 }
 

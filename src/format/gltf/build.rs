@@ -1014,6 +1014,7 @@ pub(crate) fn build(
     parts.frames = frames;
     parts.up_axis = axes.from[1] as u32;
     parts.handedness = if axes.determinant() < 0.0 { -1 } else { 1 };
+    parts.frame_format = source;
     if let Some(f) = source {
         parts.warnings.push(format!(
             "the file is an ossa export of a {} model; it is read back in that model's axes and units",

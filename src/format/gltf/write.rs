@@ -258,7 +258,7 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
             "scale {scale} is not a number from 1e-6 to 1e6"
         )));
     }
-    let axes = Axes::for_format(model.format());
+    let axes = Axes::for_format(model.frame_format());
     let mirror = axes.determinant() < 0.0;
     let nb = model.bones().len();
     let mut b = Builder {
@@ -642,7 +642,7 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
         version: "2.0".to_owned(),
         generator: Some(format!("ossa {}", env!("CARGO_PKG_VERSION"))),
         extras: extras(json!({
-            "source_format": model.format().name(),
+            "source_format": model.frame_format().name(),
             "source_file": options.source_name,
             "axes": format!("glTF (x, y, z) = {} x native {}", scale, axes.describe()),
             "exactness": {
