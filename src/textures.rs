@@ -6,6 +6,8 @@
 //!
 //! - DMF: inside the model ([`Model::textures`]), through the mesh's material. Each is checked to
 //!   decode as the PNG it should be and passed on unchanged.
+//! - glTF: likewise, the images the loader read from the GLB, data URIs and files beside a
+//!   `.gltf` (a PNG passed on, a JPEG re-encoded).
 //! - The Sims (SKN, BMF, the 1998 prototype's MSH, and meshes bound to a Sims skeleton, which
 //!   keep their format): the shader is the texture's name. `NAME.bmp`, `.png`, `.tga`, `.jpg`
 //!   beside the model, then the same names in lower case (the game's archives mix case); then
@@ -158,10 +160,9 @@ impl Search {
             | Format::SimsCmx
             | Format::SimsBcf => Search::Sims,
             Format::Mm2Mod | Format::Mm2Skel => Search::Mm2,
-            // A model is never glTF today; glTF's own images will come with its reader.
-            Format::Dpm | Format::Skm | Format::Skp | Format::Auto | Format::Glb | Format::Gltf => {
-                Search::Game
-            }
+            // glTF's images are read with the model: from the GLB, data URIs and files beside it.
+            Format::Glb | Format::Gltf => Search::Embedded,
+            Format::Dpm | Format::Skm | Format::Skp | Format::Auto => Search::Game,
         }
     }
 }
@@ -512,6 +513,12 @@ impl<'a> Finder<'a> {
         };
         let name = texture.name.to_string_lossy();
         let what = format!("texture {t} {name:?}");
+        if texture.image.is_empty() {
+            self.warnings.push(format!(
+                "{what}: the model holds its name only (its file was not read with it)"
+            ));
+            return None;
+        }
         let size = texture.image.len() as u64;
         if size > self.left {
             self.warnings.push(format!(
@@ -530,8 +537,9 @@ impl<'a> Finder<'a> {
             }
         };
         self.left = self.left.saturating_sub(decoded.pixel_bytes);
-        if (decoded.width, decoded.height) != (u32::from(texture.width), u32::from(texture.height))
-        {
+        // A size of 0 x 0 is one the model does not know (glTF keeps only a PNG's).
+        let declared = (u32::from(texture.width), u32::from(texture.height));
+        if declared != (0, 0) && (decoded.width, decoded.height) != declared {
             self.warnings.push(format!(
                 "{what}: the image is {}x{}, the model says {}x{}",
                 decoded.width, decoded.height, texture.width, texture.height

@@ -844,6 +844,89 @@ fn materials_name_the_shader_and_keep_their_base_colour_image() {
     );
 }
 
+/// Images in files beside a `.gltf` are read with it, under the sidecar rules, and drawn with:
+/// a JPEG is re-encoded as PNG; a missing one, or one outside the directory, is a warning.
+#[test]
+fn images_beside_a_gltf_are_read_and_found() {
+    let (mut json, bin) = skinned_triangle();
+    json["buffers"][0]["uri"] = json!("tri.bin");
+    json["images"] = json!([{"uri": "tex/skin%20a.png"}, {"uri": "tex/b.jpg"}, {"uri": "gone.png"},
+        {"uri": "../outside.png"}]);
+    json["textures"] = json!([{"source": 0}, {"source": 1}, {"source": 2}, {"source": 3}]);
+    json["materials"] = json!([0, 1, 2, 3].map(|t| json!({"name": format!("m{t}"),
+        "pbrMetallicRoughness": {"baseColorTexture": {"index": t}}})));
+    // One primitive for each material, on the same triangle.
+    let prim = json["meshes"][0]["primitives"][0].clone();
+    json["meshes"][0]["primitives"] = json!([0, 1, 2, 3].map(|k| {
+        let mut p = prim.clone();
+        p["material"] = json!(k);
+        p
+    }));
+    let image = image::RgbaImage::from_fn(3, 2, |x, y| {
+        image::Rgba([x as u8 * 80, y as u8 * 200, 7, 255])
+    });
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let mut jpg = Vec::new();
+    image::DynamicImage::ImageRgba8(image.clone())
+        .to_rgb8()
+        .write_to(
+            &mut std::io::Cursor::new(&mut jpg),
+            image::ImageFormat::Jpeg,
+        )
+        .unwrap();
+    let fs = memory_fs::MemoryFs::from_files([
+        ("m/tri.gltf", serde_json::to_vec(&json).unwrap()),
+        ("m/tri.bin", bin),
+        ("m/tex/skin a.png", png.clone()),
+        ("m/tex/b.jpg", jpg),
+        ("outside.png", png.clone()),
+    ]);
+    let m = Model::load_file(
+        "m/tri.gltf",
+        &LoadOptions {
+            io: Some(&fs),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(m.meshes().len(), 4);
+    assert_eq!(m.textures()[0].image, png);
+    assert_eq!((m.textures()[0].width, m.textures()[0].height), (3, 2));
+    assert!(m.textures()[2].image.is_empty() && m.textures()[3].image.is_empty());
+    let warnings: Vec<String> = m.warnings().iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("image 2") && w.contains("gone.png")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("image 3")),
+        "{warnings:?}"
+    );
+    assert!(
+        !fs.asked().iter().any(|p| p.contains("outside")),
+        "{:?}",
+        fs.asked()
+    );
+    let found = ossa::textures::find_textures(&m, Some((&fs, "m/tri.gltf")), 0);
+    assert_eq!(found.mesh_images.len(), 4);
+    let first = &found.images[found.mesh_images[0].unwrap()];
+    assert_eq!((first.width, first.height, &first.png), (3, 2, &png));
+    let second = &found.images[found.mesh_images[1].unwrap()];
+    assert_eq!((second.width, second.height), (3, 2));
+    assert!(
+        second.png.starts_with(b"\x89PNG"),
+        "a JPEG is handed out as PNG"
+    );
+    assert_eq!(found.mesh_images[2], None);
+    assert_eq!(found.mesh_images[3], None);
+    assert_eq!(found.warnings.len(), 2, "{:?}", found.warnings);
+}
+
 #[test]
 fn step_and_cubic_spline_samplers_through_a_file() {
     let (mut json, mut bin) = skinned_triangle();

@@ -16,6 +16,8 @@ use crate::format::{Budget, Checker};
 pub(crate) struct Buffers<'a> {
     pub root: &'a Root,
     pub buffers: Vec<Cow<'a, [u8]>>,
+    /// Per image: the file beside the model its URI names, where it was read.
+    pub images: Vec<Option<Vec<u8>>>,
 }
 
 /// One decoded accessor: `count` elements of `width` components each.

@@ -1201,7 +1201,8 @@ impl Materials {
             (None, Some(uri)) if uri.starts_with("data:") => {
                 data_uri(uri, ck, budget).within(|| format!("image {s}"))?
             }
-            _ => Vec::new(),
+            // A file beside the model, read (and charged) with the buffers; else the name alone.
+            _ => bufs.images.get(s).cloned().flatten().unwrap_or_default(),
         };
         // A PNG's size is in its header; other images keep 0 x 0 (nothing is decoded).
         let (width, height) = png_size(&bytes).unwrap_or((0, 0));

@@ -234,21 +234,8 @@ pub(crate) fn read(
                 Cow::Owned(data_uri(uri, ck, &mut budget).within(|| format!("buffer {i}"))?)
             }
             Some(uri) => {
-                let path = percent_decode(uri).within(|| format!("buffer {i}"))?;
-                contained(&path).within(|| format!("buffer {i}"))?;
-                let Some(s) = sidecars else {
-                    return Err(Error::not_found(format!(
-                        "buffer {i}: {path:?} is a file beside the model, and there is no \
-                         filesystem to read it from (load the file, or pass one)"
-                    )));
-                };
-                let full = format!("{}{path}", s.dir);
-                let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(ck.charged());
-                let file =
-                    read_contained_at_most(s.fs, &full, room).within(|| format!("buffer {i}"))?;
-                let bytes = (*file).as_ref().to_vec();
-                input = input.saturating_add(bytes.len() as u64);
-                ck.grow_input(options, input);
+                let bytes = read_beside(uri, sidecars, options, ck, &mut input)
+                    .within(|| format!("buffer {i}"))?;
                 Cow::Owned(bytes)
             }
         };
@@ -267,9 +254,63 @@ pub(crate) fn read(
             }
         });
     }
+    // Images in files beside the model, read as buffers are. One that cannot be read is a
+    // warning, as a missing texture is for every format: the model is whole without it.
+    let mut images = Vec::with_capacity(root.images.len().min(1024));
+    let mut warnings = Vec::new();
+    for (i, image) in root.images.iter().enumerate() {
+        let uri = image.uri.as_deref().filter(|u| !u.starts_with("data:"));
+        let bytes = match uri {
+            Some(uri) if sidecars.is_some() => {
+                match read_beside(uri, sidecars, options, ck, &mut input) {
+                    Ok(bytes) => {
+                        budget.add(ck, bytes.len() as u64, 1)?;
+                        Some(bytes)
+                    }
+                    // Over the memory limit is the load's failure, as for any sidecar.
+                    Err(e) if e.code() == crate::error::ErrorCode::Limit => return Err(e),
+                    Err(e) => {
+                        warnings.push(format!("image {i}: {e}; its meshes go untextured"));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        images.push(bytes);
+    }
     let bufs = Buffers {
         root: &root,
         buffers,
+        images,
     };
-    super::build::build(&root, &bufs, binary, ck, options, &mut budget)
+    let mut parts = super::build::build(&root, &bufs, binary, ck, options, &mut budget)?;
+    parts.warnings.extend(warnings);
+    Ok(parts)
+}
+
+/// The file `uri` names beside the model, through the sidecar rules: relative, no `..`, inside
+/// the model's directory, at most what the memory limit leaves.
+fn read_beside(
+    uri: &str,
+    sidecars: Option<&Sidecars>,
+    options: &LoadOptions,
+    ck: &mut Checker,
+    input: &mut u64,
+) -> Result<Vec<u8>> {
+    let path = percent_decode(uri)?;
+    contained(&path)?;
+    let Some(s) = sidecars else {
+        return Err(Error::not_found(format!(
+            "{path:?} is a file beside the model, and there is no filesystem to read it from \
+             (load the file, or pass one)"
+        )));
+    };
+    let full = format!("{}{path}", s.dir);
+    let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(ck.charged());
+    let file = read_contained_at_most(s.fs, &full, room)?;
+    let bytes = (*file).as_ref().to_vec();
+    *input = input.saturating_add(bytes.len() as u64);
+    ck.grow_input(options, *input);
+    Ok(bytes)
 }
