@@ -211,7 +211,6 @@ fn fill(
             1.0
         }
     };
-    let sign = if front { 1.0 } else { -1.0 };
     for y in y0..=y1 {
         for x in x0..=x1 {
             let pc = [x * 16 + HALF, y * 16 + HALF];
@@ -222,7 +221,8 @@ fn fill(
             let l = e.map(|v| (v as f64 * inv_area) as f32);
             let depth = l[0] * z[0] + l[1] * z[1] + l[2] * z[2];
             let at = (y * w + x) as usize;
-            if !(depth > target.depth[at]) {
+            // Nearer only (a NaN depth is never drawn); ties keep what was drawn first.
+            if depth.partial_cmp(&target.depth[at]) != Some(std::cmp::Ordering::Greater) {
                 continue;
             }
             target.depth[at] = depth;
@@ -236,8 +236,11 @@ fn fill(
                 };
                 let normal = lerp3(n);
                 let len = dot(normal, normal).sqrt();
+                // A front face whose normal points away gets the ambient light alone (its
+                // normals are wrong); a back face is lit from whichever side it shows.
                 let lambert = if len > 0.0 && len.is_finite() {
-                    (sign * dot(normal, shading.toward) / len).max(0.0)
+                    let d = dot(normal, shading.toward) / len;
+                    if front { d.max(0.0) } else { d.abs() }
                 } else {
                     face_light
                 };
@@ -370,7 +373,7 @@ mod tests {
         target.depth.iter().map(|d| d.is_finite()).collect()
     }
 
-    fn square(target: &mut Target, lo: f32, hi: f32) -> Vec<u8> {
+    fn square(target: &mut Target, lo: f32, hi: f32) {
         let screen = [[lo, lo, 0.0], [hi, lo, 0.0], [hi, hi, 0.0], [lo, hi, 0.0]];
         let normals = [[0.0, 0.0, 1.0]; 4];
         let indices = [0, 2, 1, 0, 3, 2];
@@ -388,10 +391,7 @@ mod tests {
             mirrored: false,
             wire: 0.0,
         };
-        // Count how often each pixel is written: with depth ties kept by the first, draw with
-        // two depths so the second triangle must overwrite to be counted.
         draw_mesh(target, &mesh, &shading);
-        target.rgba.clone()
     }
 
     #[test]
