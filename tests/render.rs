@@ -723,3 +723,43 @@ fn corpus_silhouettes_match_the_projected_bounds() {
         "too many silhouettes short of their bounds"
     );
 }
+
+/// FNV-1a, to pin a picture's bytes in a line.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[test]
+fn a_pinned_picture_is_the_same_on_every_machine() {
+    // Everything at once, at an angle that is no multiple of 90 degrees: a machine whose
+    // arithmetic differs (a fused multiply-add, a platform sine) changes these bytes.
+    let m = ossa::synth::TubeRig::default().build().unwrap();
+    let mut poses = vec![Mat3x4::IDENTITY; m.bones().len()];
+    m.pose_frames(
+        &[ossa::FrameBlend {
+            frame: 2,
+            weight: 1.0,
+        }],
+        None,
+        &mut poses,
+    )
+    .unwrap();
+    let options = RenderOptions {
+        width: 96,
+        height: 80,
+        antialias: true,
+        wireframe: true,
+        bones: true,
+        yaw_degrees: Some(-33.3),
+        pitch_degrees: Some(12.5),
+        ..RenderOptions::default()
+    };
+    let image = draw(&m, &poses, &options);
+    let hash = fnv(&image.rgba);
+    assert_eq!(
+        hash, 0xea90_d86f_dd54_7ff7,
+        "the picture's bytes changed: {hash:#x}"
+    );
+}
