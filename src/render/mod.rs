@@ -50,9 +50,10 @@ pub struct RenderOptions {
     pub width: u32,
     pub height: u32,
     pub view: View,
-    /// Overrides the view's yaw (degrees, from the front toward the model's right) when Some.
+    /// Overrides the view's yaw (degrees, from the front toward the model's right) when Some
+    /// and finite.
     pub yaw_degrees: Option<f32>,
-    /// Overrides the view's pitch (degrees, upward) when Some.
+    /// Overrides the view's pitch (degrees, upward) when Some and finite.
     pub pitch_degrees: Option<f32>,
     pub background: [u8; 4],
     /// Triangle edges drawn over the shaded mesh (hidden ones stay hidden).
