@@ -763,3 +763,35 @@ fn a_pinned_picture_is_the_same_on_every_machine() {
         "the picture's bytes changed: {hash:#x}"
     );
 }
+
+#[test]
+fn side_and_top_views_put_the_front_right_and_down() {
+    // A marker on the front (+X for Quake's formats, +Z for the Sims'): the side view looks at
+    // the model's right side, its front to the picture's right; the top view looks down, its
+    // front at the bottom.
+    for (format, front_axis) in [
+        (Format::Dpm, [1.0f32, 0.0, 0.0]),
+        (Format::SimsSkn, [0.0, 0.0, 1.0]),
+    ] {
+        let marker = |s: f32| [0, 1, 2].map(|k| front_axis[k] * 1.5 + s * 0.2);
+        let m = model(
+            format,
+            1,
+            vec![
+                box_mesh([-0.5; 3], [0.5; 3], 0, None),
+                box_mesh(marker(-1.0), marker(1.0), 0, Some([0, 0, 255, 255])),
+            ],
+        );
+        for view in [View::Side, View::Top] {
+            let options = RenderOptions { view, ..front(100) };
+            let image = draw(&m, m.skeleton().bind_pose(), &options);
+            let camera = render::frame(&m, m.skeleton().bind_pose(), &options).unwrap();
+            let (x, y) = at(&camera, front_axis.map(|v| v * 1.5));
+            match view {
+                View::Side => assert!(x > 60 && (45..55).contains(&y), "{format:?}: {x},{y}"),
+                _ => assert!(y > 60 && (45..55).contains(&x), "{format:?}: {x},{y}"),
+            }
+            assert_eq!(pixel(&image, x, y), [0, 0, 255, 255], "{format:?} {view:?}");
+        }
+    }
+}
