@@ -62,6 +62,41 @@
 #define OSSA_OPTIMIZE_BONE_ORDER 8
 
 /**
+ * View: yaw 45 degrees toward the model's right, pitch 20 degrees up.
+ */
+#define OSSA_VIEW_THREE_QUARTER 0
+
+/**
+ * View: looking at the model's front.
+ */
+#define OSSA_VIEW_FRONT 1
+
+/**
+ * View: looking at the model's right side (its front to the right of the picture).
+ */
+#define OSSA_VIEW_SIDE 2
+
+/**
+ * View: looking down from above (its front at the bottom of the picture).
+ */
+#define OSSA_VIEW_TOP 3
+
+/**
+ * Render flag: triangle edges over the shaded mesh.
+ */
+#define OSSA_RENDER_WIREFRAME 1
+
+/**
+ * Render flag: the skeleton over everything, joints as dots, lines to their parents.
+ */
+#define OSSA_RENDER_BONES 2
+
+/**
+ * Render flag: 2x2 supersampling, box-filtered down.
+ */
+#define OSSA_RENDER_ANTIALIAS 4
+
+/**
  * Result codes: values are stable and never reused.
  */
 enum ossa_result
@@ -469,6 +504,40 @@ typedef struct ossa_frame_blend {
   uint32_t frame;
   float weight;
 } ossa_frame_blend;
+
+typedef struct ossa_render_options {
+  /**
+   * sizeof(ossa_render_options), set by ossa_render_options_init; any other value is
+   * OSSA_ERR_INVALID_ARGUMENT
+   */
+  uint32_t size;
+  /**
+   * pixels, 1 to 16384 each, at most 2^26 pixels (2^24 with OSSA_RENDER_ANTIALIAS): beyond,
+   * OSSA_ERR_LIMIT; 0 is OSSA_ERR_INVALID_ARGUMENT
+   */
+  uint32_t width;
+  uint32_t height;
+  /**
+   * an OSSA_VIEW_* constant
+   */
+  uint32_t view;
+  /**
+   * degrees from the front toward the model's right; NaN = the view's
+   */
+  float yaw_degrees;
+  /**
+   * degrees upward; NaN = the view's
+   */
+  float pitch_degrees;
+  /**
+   * red, green, blue, alpha of the pixels the model does not cover
+   */
+  uint8_t background[4];
+  /**
+   * OSSA_RENDER_* flags
+   */
+  uint32_t flags;
+} ossa_render_options;
 
 /**
  * What ossa_model_optimize changed.
@@ -1031,6 +1100,35 @@ uint32_t ossa_skin_mesh(const struct ossa_model *model,
                         uint32_t count,
                         uint32_t flags,
                         const struct ossa_skin_target *target);
+
+/**
+ * Fills in the defaults and size: 256x256, three-quarter view, opaque dark grey, no flags.
+ *
+ * # Safety
+ * `options` is NULL (a no-op) or points to a writable `ossa_render_options`.
+ */
+void ossa_render_options_init(struct ossa_render_options *options);
+
+/**
+ * Renders the model posed by `bones` (model-space matrices as ossa_pose_frames writes them,
+ * `bone_count` = the model's bone count; NULL = frame 0, the bind pose, and `bone_count` is
+ * ignored) into `rgba`: `width * height * 4` bytes, RGBA8, rows top to bottom (any other
+ * `rgba_size` is OSSA_ERR_INVALID_ARGUMENT). Orthographic; the camera frames the skinned
+ * vertices of this pose. A matrix element that is not finite or beyond 1e9 is
+ * OSSA_ERR_INVALID_ARGUMENT; so is an `rgba` that overlaps `bones` or `options`. Untextured:
+ * the handle does not know where the model's textures are. The same input gives the same
+ * bytes on every machine. `options` NULL = the defaults of ossa_render_options_init.
+ *
+ * # Safety
+ * `model` is a live handle; `bones` is NULL or holds `bone_count` matrices; `options` is NULL
+ * or initialised; `rgba` holds `rgba_size` writable bytes.
+ */
+uint32_t ossa_render(const struct ossa_model *model,
+                     const struct ossa_mat3x4 *bones,
+                     size_t bone_count,
+                     const struct ossa_render_options *options,
+                     uint8_t *rgba,
+                     size_t rgba_size);
 
 /**
  * A new model with the optimisations of `flags` (OSSA_OPTIMIZE_*) applied, and what changed

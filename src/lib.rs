@@ -19,6 +19,7 @@ mod name_index;
 pub mod optimize;
 pub mod pose;
 pub mod poses;
+pub mod render;
 mod sidecar;
 mod skills;
 pub mod skin;

@@ -15,6 +15,7 @@ mod gpu;
 mod load;
 mod meshes;
 mod pose;
+mod render;
 mod save;
 mod scenes;
 
@@ -24,6 +25,7 @@ pub use gpu::*;
 pub use load::*;
 pub use meshes::*;
 pub use pose::*;
+pub use render::*;
 pub use save::*;
 pub use scenes::*;
 
