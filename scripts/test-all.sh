@@ -42,6 +42,20 @@ cargo test --all-targets
 if [ "$blender" = 1 ]; then
   "$venv/bin/python" interop/blender_check.py target/tmp/gltf-interop
 fi
+# README.md's pictures are what `ossa render` draws now; the corpus's models are drawn too, as a
+# check (thumbnails into target/tmp, never committed).
+bash scripts/pictures.sh --check
+corpus=${OSSA_CORPUS:-../shared/corpus}
+if [ -d "$corpus" ]; then
+  target/debug/ossa render "$corpus/dpm" "$corpus/skm" "$corpus/gltf/blender/roundtrip" \
+    -o target/tmp/corpus-thumbnails --thumbnail 128 >/dev/null
+  echo "corpus thumbnails: drew $(ls target/tmp/corpus-thumbnails | wc -l) pictures"
+  # The 1998 prototype's colonel, dressed from his .msh parts and textured.
+  target/debug/ossa render "$corpus/sims/proto1998/colonelsuit.CMX" --suit colonel --view front \
+    -o target/tmp/colonel-1998.png
+else
+  echo "skipping the corpus thumbnails: no corpus at $corpus"
+fi
 cargo build --release --lib
 # The header in C89, C99, C11, C++11 and C++17; README.md's C example, compiled and run as written.
 bash c_tests/header_std.sh

@@ -30,6 +30,10 @@ mod cli;
 mod convert;
 #[path = "ossa/info.rs"]
 mod info;
+#[path = "ossa/inputs.rs"]
+mod inputs;
+#[path = "ossa/render.rs"]
+mod render;
 
 // The measuring code `cargo bench` runs, so that both print the same tables.
 #[path = "../../benches/measure/mod.rs"]
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
             Err(message) => return usage_error(&message),
         },
         Some(Command::Convert(args)) => return convert::convert(&args),
+        Some(Command::Render(args)) => return render::render(&args),
         Some(Command::Bench(args)) => {
             let mut measure_args: Vec<String> = Vec::new();
             if args.quick {

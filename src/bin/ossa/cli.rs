@@ -18,6 +18,9 @@ pub const USAGE: &str = "usage:
   ossa convert INPUT -o OUTPUT [convert options]
   ossa convert INPUT... -o DIR --to NAME [convert options]
                             write models in another format (glTF or one ossa reads)
+  ossa render MODEL -o OUT.png [render options]
+  ossa render MODEL... -o DIR [--thumbnail N]
+                            draw a posed model (or a sheet of its animation) as PNG
   ossa bench [--quick] [FILE...]
                             load, pose and skinning times
 `ossa COMMAND --help` lists a command's options";
@@ -81,6 +84,24 @@ pub enum Command {
                       they changed."
     )]
     Convert(ConvertArgs),
+    /// Draw a model, posed and skinned, into a PNG: one picture, a sheet of an animation's
+    /// frames, or a thumbnail of each model of a directory
+    #[command(
+        long_about = "Draw a model, posed and skinned by ossa, into a PNG with a software \
+                      rasteriser (no GPU, no window): filled with a depth buffer, lit from the \
+                      camera, back faces darker, textured where its textures are found beside \
+                      it. The camera frames the shown pose by itself, with the format's up axis \
+                      up. The same input gives the same bytes.\n\n\
+                      The pose is frame 0 (the bind or rest pose) unless --frame, --blend or \
+                      --scene (with --time) says otherwise. --sheet draws a grid of frames \
+                      across the scene (every scene, one row each, without --scene), each \
+                      cell labelled.\n\n\
+                      Several inputs, directories or quoted patterns are drawn into -o DIR as \
+                      STEM.png, --thumbnail N pixels square (default 256), one worker per \
+                      core; a failing input is reported, the others still drawn, and the exit \
+                      status is 1."
+    )]
+    Render(RenderArgs),
     /// Load, pose and skinning times beside memcpy and a C baseline
     #[command(
         long_about = "Load, pose and skinning times beside memcpy and a C baseline. Without \
@@ -168,6 +189,80 @@ pub struct ConvertArgs {
     /// frames, so that the skeleton is offsets only (the skinned mesh is unchanged)
     #[arg(long)]
     pub bake_scale: bool,
+    #[command(flatten)]
+    pub parts: PartsArgs,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+#[derive(Args)]
+pub struct RenderArgs {
+    /// Model files, directories or quoted patterns
+    #[arg(value_name = "MODEL")]
+    pub inputs: Vec<String>,
+    /// Draw the rig the demo builds in code instead of a file
+    #[arg(long)]
+    pub demo: bool,
+    /// The PNG to write; a directory for several inputs (made if missing)
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<String>,
+    /// The picture's size, or with --sheet each cell's (default 512x512; sheet cells 192x192)
+    #[arg(long, value_name = "WxH")]
+    pub size: Option<String>,
+    /// Several inputs: each picture N pixels square (default 256)
+    #[arg(long, value_name = "N")]
+    pub thumbnail: Option<String>,
+    /// three-quarter (default), front, side or top
+    #[arg(long, value_name = "NAME")]
+    pub view: Option<String>,
+    /// Turn the camera about the up axis by DEG degrees (0 = front, 90 = the model's left side)
+    #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
+    pub yaw: Option<String>,
+    /// Raise the camera by DEG degrees (90 = from above)
+    #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
+    pub pitch: Option<String>,
+    /// The background: RRGGBB or RRGGBBAA in hex (a leading # allowed), or transparent
+    #[arg(long, value_name = "COLOUR")]
+    pub background: Option<String>,
+    /// Draw the triangles' edges over the mesh
+    #[arg(long)]
+    pub wireframe: bool,
+    /// Draw the skeleton over the mesh: joints as dots, lines to their parents
+    #[arg(long)]
+    pub bones: bool,
+    /// Smooth the edges (4 samples a pixel)
+    #[arg(long)]
+    pub antialias: bool,
+    /// Draw without textures
+    #[arg(long)]
+    pub no_textures: bool,
+    /// Pose: the scene (animation) NAME or INDEX, at --time (default 0)
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub scene: Option<String>,
+    /// Pose: seconds into --scene
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    pub time: Option<String>,
+    /// Pose: frame N of the model
+    #[arg(long, value_name = "N")]
+    pub frame: Option<String>,
+    /// Pose: frames F blended with weights W (at most 8), e.g. 3:0.75,4:0.25
+    #[arg(long, value_name = "F:W,...")]
+    pub blend: Option<String>,
+    /// A grid of frames across --scene, or across every scene (one row each)
+    #[arg(long)]
+    pub sheet: bool,
+    /// --sheet: cells a scene (default 8)
+    #[arg(long, value_name = "N")]
+    pub cells: Option<String>,
+    #[command(flatten)]
+    pub parts: PartsArgs,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// The files that make one model with its input: for `convert` and `render`.
+#[derive(Args)]
+pub struct PartsArgs {
     /// Bind meshes waiting for a skeleton (SKM without its SKP beside it, Sims SKN/BMF, MM2
     /// .mod) to the skeleton in FILE
     #[arg(long, value_name = "FILE")]
@@ -185,8 +280,6 @@ pub struct ConvertArgs {
     /// Another directory for suit and mesh files (repeatable)
     #[arg(long, value_name = "DIR")]
     pub search: Vec<String>,
-    #[command(flatten)]
-    pub load: LoadArgs,
 }
 
 #[derive(Args)]

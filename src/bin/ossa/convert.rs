@@ -1,12 +1,15 @@
 //! `ossa convert`: one model into another format, or many into a directory.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
+use crate::inputs::{
+    Progress, Sources, expand_inputs, gather, is_pattern, load_skeleton, model_stem,
+};
 use crate::{error_line, report_error, usage_error};
 
 /// The option values of `ossa convert`, checked.
@@ -45,7 +48,7 @@ impl Settings {
             ),
             None => None,
         };
-        if args.skills.as_ref().is_some_and(Vec::is_empty) {
+        if args.parts.skills.as_ref().is_some_and(Vec::is_empty) {
             return Err("--skills needs a file".to_owned());
         }
         Ok(Settings {
@@ -63,17 +66,13 @@ impl Settings {
 // Without glTF export, nothing reads the glTF options.
 #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
 struct Job<'a> {
-    options: &'a LoadOptions<'static>,
     target: Format,
     scale: f32,
     max_influences: usize,
     /// Apply the savers' optimisations (targets that ask for them, without --keep-order).
     optimize: bool,
     bake_scale: bool,
-    skeleton: Option<&'a Model>,
-    skills: &'a [String],
-    suit: Option<&'a str>,
-    search: &'a [String],
+    sources: Sources<'a>,
 }
 
 /// What a conversion that worked has to say.
@@ -149,30 +148,26 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
             target.name()
         ));
     }
-    if many && args.suit.is_some() {
+    if many && args.parts.suit.is_some() {
         return usage_error("--suit dresses one character: give one input");
     }
-    let skeleton = match &args.skeleton {
-        Some(file) => match Model::load_file(file, &side_options(&c.options)) {
-            Ok(model) => Some(model),
-            Err(e) => {
-                report_error(file, &e);
-                return ExitCode::FAILURE;
-            }
-        },
-        None => None,
+    let skeleton = match load_skeleton(args.parts.skeleton.as_deref(), &c.options) {
+        Ok(skeleton) => skeleton,
+        Err(code) => return code,
     };
     let job = Job {
-        options: &c.options,
         target,
         scale: c.scale.unwrap_or(1.0),
         max_influences: c.max_influences.unwrap_or(0),
         optimize: optimized_target(target) && !c.keep_order,
         bake_scale: c.bake_scale,
-        skeleton: skeleton.as_ref(),
-        skills: args.skills.as_deref().unwrap_or_default(),
-        suit: args.suit.as_deref(),
-        search: &args.search,
+        sources: Sources {
+            options: &c.options,
+            skeleton: skeleton.as_ref(),
+            skills: args.parts.skills.as_deref().unwrap_or_default(),
+            suit: args.parts.suit.as_deref(),
+            search: &args.parts.search,
+        },
     };
     if many {
         return convert_many(&args.inputs, Path::new(output), &job);
@@ -199,56 +194,14 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
     }
 }
 
-/// Options for the files that come with an input (skeleton, suit, meshes, skills): strictness
-/// as the input's, their format always detected, as `--format` names the input's alone.
-fn side_options(options: &LoadOptions<'static>) -> LoadOptions<'static> {
-    LoadOptions {
-        strict: options.strict,
-        ..LoadOptions::default()
-    }
-}
-
 /// Loads `input` (or dresses it in the suit), binds it, adds skills, and writes `output`.
 fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa::Error> {
-    let mut warnings = Vec::new();
-    let mut model = match job.suit {
-        Some(suit) => dress(input, suit, job)?,
-        None => Model::load_file(input, job.options)?,
-    };
-    if let Some(skeleton) = job.skeleton
-        && job.suit.is_none()
-    {
-        if model.unbound().is_some() {
-            model = Model::bind(&model, skeleton)?;
-        } else {
-            warnings.push(
-                "--skeleton not used: the model has its skeleton already (in the file or beside it)"
-                    .to_owned(),
-            );
-        }
-    }
     // Only the mesh formats that name or number their bones keep meshes without a skeleton.
     let keeps_unbound = matches!(
         job.target,
         Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::SimsMsh | Format::Mm2Mod
     );
-    if model.unbound().is_some() && (!keeps_unbound || !job.skills.is_empty()) {
-        let which = match model.format() {
-            Format::Skm => "its SKP",
-            Format::Mm2Mod => "its .skel",
-            Format::SimsSkn | Format::SimsBmf | Format::SimsMsh => {
-                "a Sims CMX or BCF skeleton (adult-skeleton.cmx)"
-            }
-            _ => "a skeleton file",
-        };
-        return Err(ossa::Error::invalid_argument(format!(
-            "the meshes wait for a skeleton: give --skeleton FILE with {which}"
-        )));
-    }
-    for skills in job.skills {
-        model = model.with_skills_file(skills, &side_options(job.options))?;
-    }
-    warnings.extend(model.warnings().iter().map(|w| w.to_string()));
+    let (model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
     let shown = output.display();
     let (bytes, line) = match job.target {
         #[cfg(feature = "gltf")]
@@ -259,8 +212,12 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let textures =
-                ossa::textures::find_textures_beside(&model, input, None, job.options.max_bytes)?;
+            let textures = ossa::textures::find_textures_beside(
+                &model,
+                input,
+                None,
+                job.sources.options.max_bytes,
+            )?;
             warnings.extend(textures.warnings.iter().map(|w| format!("{name}: {w}")));
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
@@ -427,107 +384,9 @@ fn list(items: &[String]) -> String {
     }
 }
 
-/// The character `input` (a Sims skeleton, a suit file, or both) wearing `suit`, its meshes
-/// found beside `input` or in the search directories.
-fn dress(input: &Path, suit: &str, job: &Job) -> Result<Model, ossa::Error> {
-    let loaded = Model::load_file(input, job.options)?;
-    let mut dirs = vec![input.parent().map_or_else(
-        || PathBuf::from("."),
-        |p| {
-            if p.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                p.to_path_buf()
-            }
-        },
-    )];
-    dirs.extend(job.search.iter().map(PathBuf::from));
-    let side = side_options(job.options);
-    let has_suit = |m: &Model| {
-        m.suits()
-            .iter()
-            .any(|s| s.name.as_bytes().eq_ignore_ascii_case(suit.as_bytes()))
-    };
-    // The game keeps each suit in a file of its name; the skeleton holds none.
-    let suit_file = if has_suit(&loaded) {
-        None
-    } else {
-        let names = [".cmx", ".cmx.bcf", ".bcf"].map(|e| format!("{suit}{e}"));
-        let Some(path) = find_file(&dirs, &names) else {
-            let there: Vec<String> = loaded.suits().iter().map(|s| s.name.to_string()).collect();
-            let has = if there.is_empty() {
-                "no suits".to_owned()
-            } else {
-                format!("suits {}", there.join(", "))
-            };
-            return Err(ossa::Error::not_found(format!(
-                "no suit named {suit}: the file has {has}, and none of {} is in {}",
-                names.join(", "),
-                shown_dirs(&dirs)
-            )));
-        };
-        Some(Model::load_file(&path, &side)?)
-    };
-    let skeleton = match job.skeleton {
-        Some(s) => s,
-        None if loaded.unbound().is_none() && !loaded.bones().is_empty() => &loaded,
-        None => {
-            return Err(ossa::Error::mismatch(
-                "the file holds no skeleton to dress: give --skeleton FILE (adult-skeleton.cmx)",
-            ));
-        }
-    };
-    let suits = suit_file.as_ref().unwrap_or(&loaded).suits();
-    let character = ossa::assemble::with_suits(skeleton, suits)?;
-    ossa::assemble::dress(&character, suit, &mut |mesh: &str| {
-        // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
-        let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
-        match find_file(&dirs, &names) {
-            Some(path) => Model::load_file(&path, &side),
-            None => Err(ossa::Error::not_found(format!(
-                "no {}, {} or {} in {}",
-                names[0],
-                names[1],
-                names[2],
-                shown_dirs(&dirs)
-            ))),
-        }
-    })
-}
-
-fn shown_dirs(dirs: &[PathBuf]) -> String {
-    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    shown.join(", ")
-}
-
-/// The first of `names` (ASCII case ignored, as the game's files are named on Windows) in the
-/// first directory that holds one.
-fn find_file(dirs: &[PathBuf], names: &[String]) -> Option<PathBuf> {
-    dirs.iter().find_map(|dir| {
-        let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir).ok()?.flatten().collect();
-        names.iter().find_map(|name| {
-            entries
-                .iter()
-                .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name))
-                .map(|e| e.path())
-        })
-    })
-}
-
-/// The output's file name for `input` written as `target`: its name without the model
-/// extension (both parts of `.cmx.bcf`), and the target's.
+/// The output's file name for `input` written as `target`: its stem and the target's extension.
 fn output_name(input: &Path, target: Format) -> String {
-    let name = input
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let lower = name.to_ascii_lowercase();
-    let stem_len = if lower.ends_with(".cmx.bcf") {
-        name.len() - ".cmx.bcf".len()
-    } else {
-        name.rfind('.').filter(|&dot| dot > 0).unwrap_or(name.len())
-    };
-    let stem = name.get(..stem_len).unwrap_or(&name);
-    format!("{stem}.{}", extension(target))
+    format!("{}.{}", model_stem(input), extension(target))
 }
 
 fn extension(format: Format) -> &'static str {
@@ -549,194 +408,8 @@ fn extension(format: Format) -> &'static str {
     }
 }
 
-/// A path whose last part holds `*` or `?` and that names no file: a pattern the shell left.
-fn is_pattern(arg: &str) -> bool {
-    let path = Path::new(arg);
-    let last = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    last.is_some_and(|n| n.contains(['*', '?'])) && !path.exists()
-}
-
-/// Whether `name` matches `pattern`: `*` any run of characters, `?` one; a leading dot only
-/// when the pattern starts with one, as shells do.
-fn glob_match(pattern: &str, name: &str) -> bool {
-    if name.starts_with('.') && !pattern.starts_with('.') {
-        return false;
-    }
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    // Backtracking to the last star: linear in practice, quadratic at worst.
-    let (mut pi, mut ni) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ni));
-                pi += 1;
-            }
-            Some(&c) if c == '?' || c == n[ni] => {
-                pi += 1;
-                ni += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    pi = sp + 1;
-                    ni = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
-}
-
-/// A file a directory or pattern gives: one ossa reads as a model (not SKP skeletons, CFP
-/// skill data or other sidecars, which go with their models).
-fn is_model_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let format = name.as_deref().and_then(Format::from_extension);
-    path.is_file() && format.is_some_and(|f| !matches!(f, Format::Skp | Format::Glb | Format::Gltf))
-}
-
-/// The files the arguments name, in order (each directory's and pattern's sorted), each once;
-/// and for each directory or pattern that gives none, why.
-fn expand_inputs(args: &[String]) -> (Vec<PathBuf>, Vec<(String, ossa::Error)>) {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut failed = Vec::new();
-    for arg in args {
-        let path = Path::new(arg);
-        let found: Vec<PathBuf> = if path.is_dir() {
-            listed(path, |_| true)
-        } else if is_pattern(arg) {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            let pattern = path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            let found = listed(parent.unwrap_or(Path::new(".")), |name| {
-                glob_match(&pattern, name)
-            });
-            // `*.dpm` gives `x.dpm`, as the shell would, not `./x.dpm`.
-            match parent {
-                Some(_) => found,
-                None => found
-                    .into_iter()
-                    .map(|p| p.file_name().map_or(p.clone(), PathBuf::from))
-                    .collect(),
-            }
-        } else {
-            // A named file is converted whatever it is; loading says what is wrong with it.
-            vec![path.to_path_buf()]
-        };
-        if found.is_empty() {
-            let place = if path.is_dir() {
-                "the directory holds"
-            } else {
-                "the pattern matches"
-            };
-            failed.push((
-                arg.clone(),
-                ossa::Error::not_found(format!(
-                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf)"
-                )),
-            ));
-        }
-        for f in found {
-            if seen.insert(f.clone()) {
-                files.push(f);
-            }
-        }
-    }
-    (files, failed)
-}
-
-/// The model files of `dir` whose names pass `keep`, sorted.
-fn listed(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
-        .filter(|p| is_model_file(p))
-        .collect();
-    files.sort();
-    files
-}
-
-/// Where batch conversion says how it goes: a bar redrawn on a terminal, else a line a file.
-struct Progress {
-    total: usize,
-    /// Stderr is a terminal: draw the bar there.
-    bar: bool,
-    /// Per-file lines go to stdout, unless stdout is the terminal the bar is on.
-    lines: bool,
-    /// Characters the bar on screen takes, to blank it before a line is printed over it.
-    drawn: usize,
-}
-
-impl Progress {
-    fn new(total: usize) -> Progress {
-        let bar = std::io::stderr().is_terminal();
-        Progress {
-            total,
-            bar,
-            lines: !(bar && std::io::stdout().is_terminal()),
-            drawn: 0,
-        }
-    }
-
-    /// Redraws the bar: `done` files finished, `name` the one under way.
-    fn show(&mut self, done: usize, name: &str) {
-        if !self.bar {
-            return;
-        }
-        const WIDTH: usize = 30;
-        let filled = (done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
-        let head = if filled < WIDTH { ">" } else { "" };
-        let empty = WIDTH - filled - head.len();
-        // The name's end, which tells files apart, within one terminal line.
-        let chars: Vec<char> = name.chars().collect();
-        let short: String = chars[chars.len().saturating_sub(40)..].iter().collect();
-        let text = format!(
-            "[{}{head}{}] {done}/{} {short}",
-            "=".repeat(filled),
-            " ".repeat(empty),
-            self.total
-        );
-        self.clear();
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "{text}");
-        let _ = err.flush();
-        self.drawn = text.chars().count();
-    }
-
-    fn clear(&mut self) {
-        if self.drawn > 0 {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r{}\r", " ".repeat(self.drawn));
-            let _ = err.flush();
-            self.drawn = 0;
-        }
-    }
-
-    /// A line on stderr (an error, a warning), below the bar.
-    fn note(&mut self, line: &str) {
-        self.clear();
-        eprintln!("{line}");
-    }
-
-    /// A converted file's line, on stdout unless the bar has the terminal.
-    fn done(&mut self, line: &str) {
-        if self.lines {
-            self.clear();
-            say!(std::io::stdout().lock(), "{line}");
-        }
-    }
-}
-
 fn convert_many(args: &[String], dir: &Path, job: &Job) -> ExitCode {
-    let (inputs, unmatched) = expand_inputs(args);
+    let (inputs, unmatched) = expand_inputs(args, false);
     let mut failures = unmatched.len();
     for (arg, e) in &unmatched {
         report_error(arg, e);

@@ -1,0 +1,381 @@
+//! What `convert` and `render` share: the inputs a command line names (files, directories,
+//! patterns), the files that come with a model (skeleton, Sims skills and suits), and the
+//! progress bar of a batch.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use ossa::{Format, LoadOptions, Model};
+
+/// The files that make one model of an input besides the input itself: `--skeleton`,
+/// `--skills`, `--suit` and `--search`, checked and loaded.
+pub struct Sources<'a> {
+    pub options: &'a LoadOptions<'static>,
+    pub skeleton: Option<&'a Model>,
+    pub skills: &'a [String],
+    pub suit: Option<&'a str>,
+    pub search: &'a [String],
+}
+
+/// The `--skeleton` file, loaded; its failure reported, as the command's exit status.
+pub fn load_skeleton(
+    file: Option<&str>,
+    options: &LoadOptions<'static>,
+) -> Result<Option<Model>, std::process::ExitCode> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    Model::load_file(file, &side_options(options))
+        .map(Some)
+        .map_err(|e| {
+            crate::report_error(file, &e);
+            std::process::ExitCode::FAILURE
+        })
+}
+
+/// `input` loaded (or dressed in the suit), bound to the skeleton when it waits for one, with
+/// the skills added; and the warnings to print. `keeps_unbound`: the caller can use meshes that
+/// still wait for a skeleton (it writes them into a format that names or numbers its bones).
+pub fn gather(
+    input: &Path,
+    sources: &Sources,
+    keeps_unbound: bool,
+) -> Result<(Model, Vec<String>), ossa::Error> {
+    let mut warnings = Vec::new();
+    let mut model = match sources.suit {
+        Some(suit) => dress(input, suit, sources)?,
+        None => Model::load_file(input, sources.options)?,
+    };
+    if let Some(skeleton) = sources.skeleton
+        && sources.suit.is_none()
+    {
+        if model.unbound().is_some() {
+            model = Model::bind(&model, skeleton)?;
+        } else {
+            warnings.push(
+                "--skeleton not used: the model has its skeleton already (in the file or beside it)"
+                    .to_owned(),
+            );
+        }
+    }
+    if model.unbound().is_some() && (!keeps_unbound || !sources.skills.is_empty()) {
+        let which = match model.format() {
+            Format::Skm => "its SKP",
+            Format::Mm2Mod => "its .skel",
+            Format::SimsSkn | Format::SimsBmf | Format::SimsMsh => {
+                "a Sims CMX or BCF skeleton (adult-skeleton.cmx)"
+            }
+            _ => "a skeleton file",
+        };
+        return Err(ossa::Error::invalid_argument(format!(
+            "the meshes wait for a skeleton: give --skeleton FILE with {which}"
+        )));
+    }
+    for skills in sources.skills {
+        model = model.with_skills_file(skills, &side_options(sources.options))?;
+    }
+    warnings.extend(model.warnings().iter().map(|w| w.to_string()));
+    Ok((model, warnings))
+}
+
+/// Options for the files that come with an input (skeleton, suit, meshes, skills): strictness
+/// as the input's, their format always detected, as `--format` names the input's alone.
+pub fn side_options(options: &LoadOptions<'static>) -> LoadOptions<'static> {
+    LoadOptions {
+        strict: options.strict,
+        ..LoadOptions::default()
+    }
+}
+
+/// The character `input` (a Sims skeleton, a suit file, or both) wearing `suit`, its meshes
+/// found beside `input` or in the search directories.
+fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Error> {
+    let loaded = Model::load_file(input, sources.options)?;
+    let mut dirs = vec![input.parent().map_or_else(
+        || PathBuf::from("."),
+        |p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        },
+    )];
+    dirs.extend(sources.search.iter().map(PathBuf::from));
+    let side = side_options(sources.options);
+    let has_suit = |m: &Model| {
+        m.suits()
+            .iter()
+            .any(|s| s.name.as_bytes().eq_ignore_ascii_case(suit.as_bytes()))
+    };
+    // The game keeps each suit in a file of its name; the skeleton holds none.
+    let suit_file = if has_suit(&loaded) {
+        None
+    } else {
+        let names = [".cmx", ".cmx.bcf", ".bcf"].map(|e| format!("{suit}{e}"));
+        let Some(path) = find_file(&dirs, &names) else {
+            let there: Vec<String> = loaded.suits().iter().map(|s| s.name.to_string()).collect();
+            let has = if there.is_empty() {
+                "no suits".to_owned()
+            } else {
+                format!("suits {}", there.join(", "))
+            };
+            return Err(ossa::Error::not_found(format!(
+                "no suit named {suit}: the file has {has}, and none of {} is in {}",
+                names.join(", "),
+                shown_dirs(&dirs)
+            )));
+        };
+        Some(Model::load_file(&path, &side)?)
+    };
+    let skeleton = match sources.skeleton {
+        Some(s) => s,
+        None if loaded.unbound().is_none() && !loaded.bones().is_empty() => &loaded,
+        None => {
+            return Err(ossa::Error::mismatch(
+                "the file holds no skeleton to dress: give --skeleton FILE (adult-skeleton.cmx)",
+            ));
+        }
+    };
+    let suits = suit_file.as_ref().unwrap_or(&loaded).suits();
+    let character = ossa::assemble::with_suits(skeleton, suits)?;
+    ossa::assemble::dress(&character, suit, &mut |mesh: &str| {
+        // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
+        let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
+        match find_file(&dirs, &names) {
+            Some(path) => Model::load_file(&path, &side),
+            None => Err(ossa::Error::not_found(format!(
+                "no {}, {} or {} in {}",
+                names[0],
+                names[1],
+                names[2],
+                shown_dirs(&dirs)
+            ))),
+        }
+    })
+}
+
+fn shown_dirs(dirs: &[PathBuf]) -> String {
+    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    shown.join(", ")
+}
+
+/// The first of `names` (ASCII case ignored, as the game's files are named on Windows) in the
+/// first directory that holds one.
+pub fn find_file(dirs: &[PathBuf], names: &[String]) -> Option<PathBuf> {
+    dirs.iter().find_map(|dir| {
+        let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir).ok()?.flatten().collect();
+        names.iter().find_map(|name| {
+            entries
+                .iter()
+                .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name))
+                .map(|e| e.path())
+        })
+    })
+}
+
+/// `input`'s file name without its model extension (both parts of `.cmx.bcf`).
+pub fn model_stem(input: &Path) -> String {
+    let name = input
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let lower = name.to_ascii_lowercase();
+    let stem_len = if lower.ends_with(".cmx.bcf") {
+        name.len() - ".cmx.bcf".len()
+    } else {
+        name.rfind('.').filter(|&dot| dot > 0).unwrap_or(name.len())
+    };
+    name.get(..stem_len).unwrap_or(&name).to_owned()
+}
+
+/// A path whose last part holds `*` or `?` and that names no file: a pattern the shell left.
+pub fn is_pattern(arg: &str) -> bool {
+    let path = Path::new(arg);
+    let last = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    last.is_some_and(|n| n.contains(['*', '?'])) && !path.exists()
+}
+
+/// Whether `name` matches `pattern`: `*` any run of characters, `?` one; a leading dot only
+/// when the pattern starts with one, as shells do.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    if name.starts_with('.') && !pattern.starts_with('.') {
+        return false;
+    }
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // Backtracking to the last star: linear in practice, quadratic at worst.
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// A file a directory or pattern gives: one ossa reads as a model (not SKP skeletons, CFP
+/// skill data or other sidecars, which go with their models); glTF files only with `gltf`
+/// (`convert` leaves them out, as they are what it writes).
+fn is_model_file(path: &Path, gltf: bool) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let format = name.as_deref().and_then(Format::from_extension);
+    path.is_file()
+        && format.is_some_and(|f| match f {
+            Format::Skp => false,
+            Format::Glb | Format::Gltf => gltf,
+            _ => true,
+        })
+}
+
+/// The files the arguments name, in order (each directory's and pattern's sorted), each once;
+/// and for each directory or pattern that gives none, why.
+pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String, ossa::Error)>) {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut failed = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        let found: Vec<PathBuf> = if path.is_dir() {
+            listed(path, gltf, |_| true)
+        } else if is_pattern(arg) {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            let pattern = path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let found = listed(parent.unwrap_or(Path::new(".")), gltf, |name| {
+                glob_match(&pattern, name)
+            });
+            // `*.dpm` gives `x.dpm`, as the shell would, not `./x.dpm`.
+            match parent {
+                Some(_) => found,
+                None => found
+                    .into_iter()
+                    .map(|p| p.file_name().map_or(p.clone(), PathBuf::from))
+                    .collect(),
+            }
+        } else {
+            // A named file is converted whatever it is; loading says what is wrong with it.
+            vec![path.to_path_buf()]
+        };
+        if found.is_empty() {
+            let place = if path.is_dir() {
+                "the directory holds"
+            } else {
+                "the pattern matches"
+            };
+            failed.push((
+                arg.clone(),
+                ossa::Error::not_found(format!(
+                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf)"
+                )),
+            ));
+        }
+        for f in found {
+            if seen.insert(f.clone()) {
+                files.push(f);
+            }
+        }
+    }
+    (files, failed)
+}
+
+/// The model files of `dir` whose names pass `keep`, sorted.
+fn listed(dir: &Path, gltf: bool, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
+        .filter(|p| is_model_file(p, gltf))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Where batch conversion says how it goes: a bar redrawn on a terminal, else a line a file.
+pub struct Progress {
+    total: usize,
+    /// Stderr is a terminal: draw the bar there.
+    bar: bool,
+    /// Per-file lines go to stdout, unless stdout is the terminal the bar is on.
+    lines: bool,
+    /// Characters the bar on screen takes, to blank it before a line is printed over it.
+    drawn: usize,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Progress {
+        let bar = std::io::stderr().is_terminal();
+        Progress {
+            total,
+            bar,
+            lines: !(bar && std::io::stdout().is_terminal()),
+            drawn: 0,
+        }
+    }
+
+    /// Redraws the bar: `done` files finished, `name` the one under way.
+    pub fn show(&mut self, done: usize, name: &str) {
+        if !self.bar {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = (done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
+        let head = if filled < WIDTH { ">" } else { "" };
+        let empty = WIDTH - filled - head.len();
+        // The name's end, which tells files apart, within one terminal line.
+        let chars: Vec<char> = name.chars().collect();
+        let short: String = chars[chars.len().saturating_sub(40)..].iter().collect();
+        let text = format!(
+            "[{}{head}{}] {done}/{} {short}",
+            "=".repeat(filled),
+            " ".repeat(empty),
+            self.total
+        );
+        self.clear();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "{text}");
+        let _ = err.flush();
+        self.drawn = text.chars().count();
+    }
+
+    pub fn clear(&mut self) {
+        if self.drawn > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{}\r", " ".repeat(self.drawn));
+            let _ = err.flush();
+            self.drawn = 0;
+        }
+    }
+
+    /// A line on stderr (an error, a warning), below the bar.
+    pub fn note(&mut self, line: &str) {
+        self.clear();
+        eprintln!("{line}");
+    }
+
+    /// A converted file's line, on stdout unless the bar has the terminal.
+    pub fn done(&mut self, line: &str) {
+        if self.lines {
+            self.clear();
+            say!(std::io::stdout().lock(), "{line}");
+        }
+    }
+}
