@@ -47,7 +47,7 @@ pub fn view_angles(view: View) -> (f32, f32) {
 
 /// The model's (left, up, front) as signed unit axes of its own coordinates.
 pub fn model_axes(model: &Model) -> [[f32; 3]; 3] {
-    model_axes_of(model.format(), model.up_axis(), model.handedness())
+    model_axes_of(model.frame_format(), model.up_axis(), model.handedness())
 }
 
 fn model_axes_of(format: Format, up_axis: u32, handedness: i32) -> [[f32; 3]; 3] {
