@@ -1,6 +1,6 @@
 /* Rendering through the C ABI: a quad facing the model's front (+X in DPM's frame) drawn at the
-   bind pose and at caller-made bones, the defaults of ossa_render_options_init, and every
-   argument error. */
+   bind pose and at caller-made bones, the defaults of ossa_render_options_init, the caller's
+   textures, and every argument error. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +19,10 @@ static int pixel_is(const uint8_t *rgba, int x, int y, const uint8_t want[4])
     return memcmp(rgba + ((size_t)y * W + (size_t)x) * 4, want, 4) == 0;
 }
 
+/* The quad with texture coordinates: s across the model's y (0 on its right, the picture's
+   left), t down its z (0 at the top). */
+static int textured;
+
 static void make_quad(fx_model *m)
 {
     static const double pos[4][3] = {{0, -1, -1}, {0, 1, -1}, {0, 1, 1}, {0, -1, 1}};
@@ -34,7 +38,8 @@ static void make_quad(fx_model *m)
     fx_set_local(m, 0, 0, 0, 0, 1, 0, 0, 0, 0);
     fx_mesh_alloc(&m->meshes[0], "models/test/quad", 4, 2);
     for (i = 0; i < 4; i++)
-        fx_bind_vertex(m, &m->meshes[0].verts[i], pos[i], nrm, 1, &bone, &weight, 0, 0);
+        fx_bind_vertex(m, &m->meshes[0].verts[i], pos[i], nrm, 1, &bone, &weight,
+                       textured ? (float)(pos[i][1] + 1) / 2 : 0, textured ? (float)(1 - pos[i][2]) / 2 : 0);
     memcpy(m->meshes[0].indices, tris, sizeof tris);
     fx_compute_bounds(m);
 }
@@ -176,6 +181,66 @@ static void test_errors(void)
     free(a);
 }
 
+/* A 2x2 texture on the quad seen from the front: each quarter of the picture's square shows its
+   texel's colour (lit head-on, so unchanged); and the texture arguments' errors. */
+static void test_textures(void)
+{
+    static const uint8_t texels[16] = {200, 0, 0, 255, 0, 200, 0, 255, 0, 0, 200, 255, 200, 200, 0, 255};
+    uint8_t *out = malloc(W * H * 4);
+    ossa_render_texture tex = {2, 2, texels}, none = {0, 0, NULL}, pair[2];
+    ossa_render_options o;
+    fx_model quad;
+    fx_buf dpm = {NULL, 0, 0};
+    ossa_model *m = NULL;
+    int q;
+
+    textured = 1;
+    make_quad(&quad);
+    textured = 0;
+    fx_write_dpm(&quad, &dpm, NULL);
+    CHECK_OK(ossa_load_memory(dpm.data, dpm.size, NULL, &m, NULL));
+    if (m == NULL || out == NULL)
+        goto done;
+    options(&o, OSSA_VIEW_FRONT, 0);
+    o.textures = &tex;
+    o.texture_count = 1;
+    CHECK_OK(ossa_render(m, NULL, 0, &o, out, W * H * 4));
+    /* The quad fills the middle H * 0.9 pixels square: quarter centres a quarter of that out. */
+    for (q = 0; q < 4; q++) {
+        int x = W / 2 + (q % 2 ? 9 : -9), y = H / 2 + (q / 2 ? 9 : -9), k;
+        const uint8_t *p = out + ((size_t)y * W + (size_t)x) * 4;
+        check_context("quarter %d at (%d, %d): %u %u %u %u", q, x, y, p[0], p[1], p[2], p[3]);
+        for (k = 0; k < 4; k++)
+            CHECK(abs((int)p[k] - (int)texels[q * 4 + k]) <= 2);
+    }
+    check_context(NULL);
+    /* A NULL rgba leaves the mesh untextured: white, head-on. */
+    o.textures = &none;
+    CHECK_OK(ossa_render(m, NULL, 0, &o, out, W * H * 4));
+    CHECK(out[((size_t)(H / 2) * W + W / 2) * 4] == 255);
+
+    o.textures = NULL; /* with texture_count 1 */
+    CHECK_RESULT(ossa_render(m, NULL, 0, &o, out, W * H * 4), OSSA_ERR_NULL_ARGUMENT);
+    pair[0] = tex;
+    pair[1] = tex;
+    o.textures = pair;
+    o.texture_count = 2; /* one mesh */
+    CHECK_RESULT(ossa_render(m, NULL, 0, &o, out, W * H * 4), OSSA_ERR_INVALID_ARGUMENT);
+    o.texture_count = 1;
+    pair[0].width = 0;
+    CHECK_RESULT(ossa_render(m, NULL, 0, &o, out, W * H * 4), OSSA_ERR_INVALID_ARGUMENT);
+    pair[0].width = 20000;
+    CHECK_RESULT(ossa_render(m, NULL, 0, &o, out, W * H * 4), OSSA_ERR_LIMIT);
+    pair[0].width = 2;
+    pair[0].rgba = out + 8; /* inside the picture it would draw */
+    CHECK_RESULT(ossa_render(m, NULL, 0, &o, out, W * H * 4), OSSA_ERR_INVALID_ARGUMENT);
+done:
+    ossa_model_free(m);
+    fx_buf_free(&dpm);
+    fx_model_free(&quad);
+    free(out);
+}
+
 int main(void)
 {
     fx_model quad;
@@ -188,6 +253,7 @@ int main(void)
     if (model) {
         test_pictures();
         test_errors();
+        test_textures();
         ossa_model_free(model);
     }
     fx_buf_free(&dpm);

@@ -505,6 +505,21 @@ typedef struct ossa_frame_blend {
   float weight;
 } ossa_frame_blend;
 
+/**
+ * A mesh's texture for ossa_render: `width * height` RGBA8 pixels, rows top to bottom.
+ */
+typedef struct ossa_render_texture {
+  /**
+   * 1 to 16384 each, at most 2^26 pixels: beyond, OSSA_ERR_LIMIT
+   */
+  uint32_t width;
+  uint32_t height;
+  /**
+   * width * height * 4 bytes; NULL = the mesh is drawn untextured
+   */
+  const uint8_t *rgba;
+} ossa_render_texture;
+
 typedef struct ossa_render_options {
   /**
    * sizeof(ossa_render_options), set by ossa_render_options_init; any other value is
@@ -537,6 +552,14 @@ typedef struct ossa_render_options {
    * OSSA_RENDER_* flags
    */
   uint32_t flags;
+  /**
+   * per mesh (index = mesh), sampled with the mesh's texture coordinates; NULL = none
+   */
+  const struct ossa_render_texture *textures;
+  /**
+   * entries in `textures`, at most the model's mesh count; meshes past it are untextured
+   */
+  size_t texture_count;
 } ossa_render_options;
 
 /**
@@ -1115,13 +1138,15 @@ void ossa_render_options_init(struct ossa_render_options *options);
  * ignored) into `rgba`: `width * height * 4` bytes, RGBA8, rows top to bottom (any other
  * `rgba_size` is OSSA_ERR_INVALID_ARGUMENT). Orthographic; the camera frames the skinned
  * vertices of this pose. A matrix element that is not finite or beyond 1e9 is
- * OSSA_ERR_INVALID_ARGUMENT; so is an `rgba` that overlaps `bones` or `options`. Untextured:
- * the handle does not know where the model's textures are. The same input gives the same
- * bytes on every machine. `options` NULL = the defaults of ossa_render_options_init.
+ * OSSA_ERR_INVALID_ARGUMENT; so is an `rgba` that overlaps `bones`, `options` or a texture.
+ * Meshes are textured with `options->textures` (the handle does not know where the model's
+ * own images are; `ossa_model_get_texture` gives a DMF's or glTF's). The same input gives the
+ * same bytes on every machine. `options` NULL = the defaults of ossa_render_options_init.
  *
  * # Safety
  * `model` is a live handle; `bones` is NULL or holds `bone_count` matrices; `options` is NULL
- * or initialised; `rgba` holds `rgba_size` writable bytes.
+ * or initialised, its `textures` NULL or holding `texture_count` entries, each `rgba` NULL or
+ * holding `width * height * 4` bytes; `rgba` holds `rgba_size` writable bytes.
  */
 uint32_t ossa_render(const struct ossa_model *model,
                      const struct ossa_mat3x4 *bones,

@@ -42,7 +42,16 @@ fn the_demo_rig_is_drawn_at_the_size_asked_on_the_background_asked() {
     let dir = TempDir::new("render", "demo");
     let run = ossa(
         &dir,
-        &["render", "--demo", "--size", "320x200", "--background", "#102030", "-o", "a.png"],
+        &[
+            "render",
+            "--demo",
+            "--size",
+            "320x200",
+            "--background",
+            "#102030",
+            "-o",
+            "a.png",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.line("a.png:").contains("320x200"), "{}", run.stdout);
@@ -56,13 +65,25 @@ fn the_demo_rig_is_drawn_at_the_size_asked_on_the_background_asked() {
     // The tube fills the frame (with a margin): it reaches past a third of each side's length
     // and leaves the edges free.
     let (x0, y0, x1, y1) = silhouette(&rgba, w, background).expect("something is drawn");
-    assert!(x0 > 0 && y0 > 0 && x1 < w - 1 && y1 < h - 1, "{x0} {y0} {x1} {y1}");
+    assert!(
+        x0 > 0 && y0 > 0 && x1 < w - 1 && y1 < h - 1,
+        "{x0} {y0} {x1} {y1}"
+    );
     assert!(x1 - x0 > w / 3 || y1 - y0 > h / 3, "{x0} {y0} {x1} {y1}");
 
     // The same input gives the same bytes.
     let again = ossa(
         &dir,
-        &["render", "--demo", "--size", "320x200", "--background", "102030", "-o", "b.png"],
+        &[
+            "render",
+            "--demo",
+            "--size",
+            "320x200",
+            "--background",
+            "102030",
+            "-o",
+            "b.png",
+        ],
     );
     assert_eq!(again.code, 0);
     assert_eq!(
@@ -71,7 +92,17 @@ fn the_demo_rig_is_drawn_at_the_size_asked_on_the_background_asked() {
     );
 
     // Transparent is alpha 0 around the model.
-    let run = ossa(&dir, &["render", "--demo", "--background", "transparent", "-o", "t.png"]);
+    let run = ossa(
+        &dir,
+        &[
+            "render",
+            "--demo",
+            "--background",
+            "transparent",
+            "-o",
+            "t.png",
+        ],
+    );
     assert_eq!(run.code, 0);
     let (w, _, rgba) = read_png(&dir.path("t.png"));
     assert_eq!(pixel(&rgba, w, 0, 0)[3], 0);
@@ -101,7 +132,12 @@ fn poses_change_the_picture_and_a_sheet_has_a_cell_a_frame() {
     assert_eq!(blend, bent);
 
     // The wave has 4 frames, fewer than 8 cells: one cell each, in one row.
-    let run = ossa(&dir, &["render", "--demo", "--sheet", "--size", "100x80", "-o", "s.png"]);
+    let run = ossa(
+        &dir,
+        &[
+            "render", "--demo", "--sheet", "--size", "100x80", "-o", "s.png",
+        ],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("a sheet of 4 cells"), "{}", run.stdout);
     let (w, h, _) = read_png(&dir.path("s.png"));
@@ -109,16 +145,25 @@ fn poses_change_the_picture_and_a_sheet_has_a_cell_a_frame() {
     // Two cells a scene, wrapped at eight: still one row.
     let run = ossa(
         &dir,
-        &["render", "--demo", "--sheet", "--cells", "2", "--size", "50x40", "-o", "s2.png"],
+        &[
+            "render", "--demo", "--sheet", "--cells", "2", "--size", "50x40", "-o", "s2.png",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let (w, h, _) = read_png(&dir.path("s2.png"));
     assert_eq!((w, h), (100, 40));
 
     // A scene that is not there is the model's failure, naming the scenes it has.
-    let run = ossa(&dir, &["render", "--demo", "--scene", "walk", "-o", "x.png"]);
+    let run = ossa(
+        &dir,
+        &["render", "--demo", "--scene", "walk", "-o", "x.png"],
+    );
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("OSSA_ERR_NOT_FOUND") && run.stderr.contains("wave"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("OSSA_ERR_NOT_FOUND") && run.stderr.contains("wave"),
+        "{}",
+        run.stderr
+    );
     let run = ossa(&dir, &["render", "--demo", "--frame", "9", "-o", "x.png"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(!dir.path("x.png").exists());
@@ -130,16 +175,48 @@ fn usage_errors_say_what_is_wrong() {
     for (args, says) in [
         (&["render", "--demo"][..], "-o OUTPUT"),
         (&["render", "-o", "a.png"][..], "needs a model file"),
-        (&["render", "--demo", "--frame", "1", "--blend", "0:1", "-o", "a.png"][..], "one of --frame"),
-        (&["render", "--demo", "--time", "1", "-o", "a.png"][..], "--time needs --scene"),
-        (&["render", "--demo", "--size", "0x5", "-o", "a.png"][..], "--size needs"),
-        (&["render", "--demo", "--size", "9000x5", "-o", "a.png"][..], "--size needs"),
-        (&["render", "--demo", "--view", "diagonal", "-o", "a.png"][..], "--view needs"),
-        (&["render", "--demo", "--background", "red", "-o", "a.png"][..], "--background needs"),
-        (&["render", "--demo", "--sheet", "--frame", "1", "-o", "a.png"][..], "--sheet"),
-        (&["render", "--demo", "--cells", "3", "-o", "a.png"][..], "--cells is for --sheet"),
-        (&["render", "--demo", "--blend", "1:x", "-o", "a.png"][..], "--blend needs"),
-        (&["render", "--demo", "--yaw", "left", "-o", "a.png"][..], "--yaw needs"),
+        (
+            &[
+                "render", "--demo", "--frame", "1", "--blend", "0:1", "-o", "a.png",
+            ][..],
+            "one of --frame",
+        ),
+        (
+            &["render", "--demo", "--time", "1", "-o", "a.png"][..],
+            "--time needs --scene",
+        ),
+        (
+            &["render", "--demo", "--size", "0x5", "-o", "a.png"][..],
+            "--size needs",
+        ),
+        (
+            &["render", "--demo", "--size", "9000x5", "-o", "a.png"][..],
+            "--size needs",
+        ),
+        (
+            &["render", "--demo", "--view", "diagonal", "-o", "a.png"][..],
+            "--view needs",
+        ),
+        (
+            &["render", "--demo", "--background", "red", "-o", "a.png"][..],
+            "--background needs",
+        ),
+        (
+            &["render", "--demo", "--sheet", "--frame", "1", "-o", "a.png"][..],
+            "--sheet",
+        ),
+        (
+            &["render", "--demo", "--cells", "3", "-o", "a.png"][..],
+            "--cells is for --sheet",
+        ),
+        (
+            &["render", "--demo", "--blend", "1:x", "-o", "a.png"][..],
+            "--blend needs",
+        ),
+        (
+            &["render", "--demo", "--yaw", "left", "-o", "a.png"][..],
+            "--yaw needs",
+        ),
     ] {
         let run = ossa(&dir, args);
         assert_eq!(run.code, 2, "{args:?}");
@@ -159,16 +236,26 @@ fn a_directory_gives_a_thumbnail_a_model_and_says_which_failed() {
     let run = ossa(&dir, &["render", "in", "-o", "out", "--thumbnail", "64"]);
     assert_eq!(run.code, 1, "one input failed");
     assert!(run.stderr.contains("broken.dpm"), "{}", run.stderr);
-    assert!(run.stdout.contains("drew 2 of 3 inputs into out; 1 failed"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("drew 2 of 3 inputs into out; 1 failed"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(dir.listing("out"), ["tube.png", "tube_dmf.png"]);
     for name in ["out/tube.png", "out/tube_dmf.png"] {
         let (w, h, rgba) = read_png(&dir.path(name));
         assert_eq!((w, h), (64, 64), "{name}");
         let corner = pixel(&rgba, w, 0, 0);
-        assert!(silhouette(&rgba, w, corner).is_some(), "{name}: something is drawn");
+        assert!(
+            silhouette(&rgba, w, corner).is_some(),
+            "{name}: something is drawn"
+        );
     }
     // Several inputs need a directory, not a PNG name.
-    let run = ossa(&dir, &["render", "in/tube.dpm", "in/tube_dmf.dmf", "-o", "x.png"]);
+    let run = ossa(
+        &dir,
+        &["render", "in/tube.dpm", "in/tube_dmf.dmf", "-o", "x.png"],
+    );
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("give -o DIR"), "{}", run.stderr);
 }

@@ -1,5 +1,5 @@
 //! Rendering a posed model into the caller's RGBA8 buffer. The handle does not keep where the
-//! model was read, so C callers get untextured pictures (vertex colours still show).
+//! model was read, so the textures are the caller's: an engine has them decoded already.
 
 use crate::error::{Error, Result};
 use crate::render::{self, RenderOptions, View};
@@ -24,6 +24,20 @@ pub const OSSA_RENDER_BONES: u32 = 2;
 /// Render flag: 2x2 supersampling, box-filtered down.
 pub const OSSA_RENDER_ANTIALIAS: u32 = 4;
 
+/// A mesh's texture for ossa_render: `width * height` RGBA8 pixels, rows top to bottom.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ossa_render_texture {
+    /// 1 to 16384 each, at most 2^26 pixels: beyond, OSSA_ERR_LIMIT
+    pub width: u32,
+    pub height: u32,
+    /// width * height * 4 bytes; NULL = the mesh is drawn untextured
+    pub rgba: *const u8,
+}
+
+/// The most pixels one texture of `ossa_render` may have.
+const MAX_TEXTURE_PIXELS: u64 = 1 << 26;
+
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ossa_render_options {
@@ -44,6 +58,10 @@ pub struct ossa_render_options {
     pub background: [u8; 4],
     /// OSSA_RENDER_* flags
     pub flags: u32,
+    /// per mesh (index = mesh), sampled with the mesh's texture coordinates; NULL = none
+    pub textures: *const ossa_render_texture,
+    /// entries in `textures`, at most the model's mesh count; meshes past it are untextured
+    pub texture_count: usize,
 }
 
 /// Fills in the defaults and size: 256x256, three-quarter view, opaque dark grey, no flags.
@@ -67,8 +85,67 @@ pub unsafe extern "C" fn ossa_render_options_init(options: *mut ossa_render_opti
             pitch_degrees: f32::NAN,
             background: d.background,
             flags: 0,
+            textures: ptr::null(),
+            texture_count: 0,
         },
     );
+}
+
+/// The caller's textures, copied and checked: each within the limits, none overlapping `out`.
+fn read_textures(
+    o: &ossa_render_options,
+    mesh_count: usize,
+    out: Span,
+) -> Result<Vec<Option<render::Image>>> {
+    if o.texture_count == 0 {
+        return Ok(Vec::new());
+    }
+    if o.textures.is_null() {
+        return Err(null("options->textures"));
+    }
+    if o.texture_count > mesh_count {
+        return Err(Error::invalid_argument(format!(
+            "options->texture_count is {}, more than the model's {mesh_count} meshes",
+            o.texture_count
+        )));
+    }
+    // SAFETY: the caller promised `texture_count` entries at non-null `textures`.
+    let entries = unsafe { std::slice::from_raw_parts(o.textures, o.texture_count) };
+    let mut images = Vec::with_capacity(entries.len());
+    for (k, t) in entries.iter().enumerate() {
+        if t.rgba.is_null() {
+            images.push(None);
+            continue;
+        }
+        let pixels = u64::from(t.width) * u64::from(t.height);
+        if t.width == 0 || t.height == 0 {
+            return Err(Error::invalid_argument(format!(
+                "options->textures[{k}] is {}x{}: a texture has pixels",
+                t.width, t.height
+            )));
+        }
+        if t.width > render::MAX_SIDE || t.height > render::MAX_SIDE || pixels > MAX_TEXTURE_PIXELS
+        {
+            return Err(Error::limit(format!(
+                "options->textures[{k}] is {}x{}: at most {} a side and {MAX_TEXTURE_PIXELS} \
+                 pixels",
+                t.width,
+                t.height,
+                render::MAX_SIDE
+            )));
+        }
+        let bytes = (pixels * 4) as usize;
+        disjoint(Span::of(t.rgba, bytes, "a texture's rgba"), out)
+            .map_err(|e| e.within(format!("options->textures[{k}]")))?;
+        // SAFETY: the caller promised width * height * 4 readable bytes at non-null `rgba`.
+        let rgba = unsafe { std::slice::from_raw_parts(t.rgba, bytes) };
+        images.push(Some(render::Image {
+            width: t.width,
+            height: t.height,
+            rgba: rgba.to_vec(),
+        }));
+    }
+    Ok(images)
 }
 
 fn read_options(options: *const ossa_render_options) -> Result<RenderOptions> {
@@ -130,13 +207,15 @@ fn read_options(options: *const ossa_render_options) -> Result<RenderOptions> {
 /// ignored) into `rgba`: `width * height * 4` bytes, RGBA8, rows top to bottom (any other
 /// `rgba_size` is OSSA_ERR_INVALID_ARGUMENT). Orthographic; the camera frames the skinned
 /// vertices of this pose. A matrix element that is not finite or beyond 1e9 is
-/// OSSA_ERR_INVALID_ARGUMENT; so is an `rgba` that overlaps `bones` or `options`. Untextured:
-/// the handle does not know where the model's textures are. The same input gives the same
-/// bytes on every machine. `options` NULL = the defaults of ossa_render_options_init.
+/// OSSA_ERR_INVALID_ARGUMENT; so is an `rgba` that overlaps `bones`, `options` or a texture.
+/// Meshes are textured with `options->textures` (the handle does not know where the model's
+/// own images are; `ossa_model_get_texture` gives a DMF's or glTF's). The same input gives the
+/// same bytes on every machine. `options` NULL = the defaults of ossa_render_options_init.
 ///
 /// # Safety
 /// `model` is a live handle; `bones` is NULL or holds `bone_count` matrices; `options` is NULL
-/// or initialised; `rgba` holds `rgba_size` writable bytes.
+/// or initialised, its `textures` NULL or holding `texture_count` entries, each `rgba` NULL or
+/// holding `width * height * 4` bytes; `rgba` holds `rgba_size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ossa_render(
     model: *const ossa_model,
@@ -152,11 +231,14 @@ pub unsafe extern "C" fn ossa_render(
             return Err(null("rgba"));
         }
         let out_span = Span::of(rgba.cast_const(), rgba_size, "rgba");
-        let options = if options.is_null() {
-            RenderOptions::default()
+        let (options, textures) = if options.is_null() {
+            (RenderOptions::default(), Vec::new())
         } else {
             disjoint(Span::of(options, 1, "options"), out_span)?;
-            read_options(options)?
+            let parsed = read_options(options)?;
+            // SAFETY: read_options checked that the caller's struct is all there.
+            let raw = unsafe { options.read_unaligned() };
+            (parsed, read_textures(&raw, model.meshes().len(), out_span)?)
         };
         let poses = if bones.is_null() {
             model.skeleton().bind_pose()
@@ -168,6 +250,6 @@ pub unsafe extern "C" fn ossa_render(
         // SAFETY: non-null, `rgba_size` writable bytes by the contract, and shared with no input
         // (checked above).
         let out = unsafe { std::slice::from_raw_parts_mut(rgba, rgba_size) };
-        render::render(model, poses, &[], &options, out)
+        render::render(model, poses, &textures, &options, out)
     })
 }
