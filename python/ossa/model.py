@@ -94,6 +94,15 @@ class OptimizeFlag(enum.IntFlag):
     BONE_ORDER = 8
 
 
+class View(enum.IntEnum):
+    """OSSA_VIEW_*: where `Model.render`'s camera looks from."""
+
+    THREE_QUARTER = 0
+    FRONT = 1
+    SIDE = 2
+    TOP = 3
+
+
 @dataclass(frozen=True, slots=True)
 class ModelInfo:
     format: Format
@@ -708,6 +717,79 @@ class Model:
             lib.ossa_skinning_matrices(self._ptr, _matrix_pointer(bones), _matrix_pointer(out), len(out)),
             "ossa_skinning_matrices",
         )
+        return out
+
+    # --- pictures -------------------------------------------------------------------------
+
+    def render(
+        self,
+        pose: npt.ArrayLike | None = None,
+        *,
+        width: int = 256,
+        height: int = 256,
+        view: View | str = View.THREE_QUARTER,
+        yaw: float | None = None,
+        pitch: float | None = None,
+        background: Sequence[int] = (48, 48, 48, 255),
+        wireframe: bool = False,
+        bones: bool = False,
+        antialias: bool = False,
+        textures: Sequence[npt.ArrayLike | None] = (),
+    ) -> npt.NDArray[np.uint8]:
+        """The model drawn at `pose` (model-space matrices as `pose()` gives; None: frame 0).
+
+        Returns (height, width, 4) RGBA8, rows top to bottom; the same input gives the same
+        pixels on every machine. `view` is a View or its name ("front", "three-quarter");
+        `yaw` and `pitch` (degrees) override it. `textures`: per mesh from the first, None or an
+        (h, w, 4) uint8 RGBA image sampled with the mesh's texture coordinates.
+        """
+        if isinstance(view, str):
+            try:
+                view = View[view.upper().replace("-", "_")]
+            except KeyError:
+                raise InvalidArgumentError(f"view {view!r} is not front, side, top or three-quarter") from None
+        options = ffi.new("ossa_render_options *")
+        lib.ossa_render_options_init(options)
+        options.width, options.height, options.view = int(width), int(height), int(view)
+        options.yaw_degrees = float("nan") if yaw is None else float(yaw)
+        options.pitch_degrees = float("nan") if pitch is None else float(pitch)
+        colour = [int(c) for c in background]
+        if len(colour) != 4 or not all(0 <= c <= 255 for c in colour):
+            raise InvalidArgumentError(f"background {tuple(background)} is not 4 values of 0 to 255")
+        options.background = colour
+        options.flags = (
+            (lib.OSSA_RENDER_WIREFRAME if wireframe else 0)
+            | (lib.OSSA_RENDER_BONES if bones else 0)
+            | (lib.OSSA_RENDER_ANTIALIAS if antialias else 0)
+        )
+        keep: list[Any] = []
+        if textures:
+            entries = ffi.new("ossa_render_texture[]", len(textures))
+            for k, image in enumerate(textures):
+                if image is None:
+                    continue
+                pixels = np.ascontiguousarray(image, dtype=np.uint8)
+                if pixels.ndim != 3 or pixels.shape[2] != 4:
+                    raise InvalidArgumentError(f"texture {k} is {pixels.shape}, not (height, width, 4) RGBA")
+                keep.append(pixels)
+                entries[k].height, entries[k].width = pixels.shape[0], pixels.shape[1]
+                entries[k].rgba = ffi.from_buffer("uint8_t[]", pixels)
+            options.textures, options.texture_count = entries, len(textures)
+            keep.append(entries)
+        out = np.empty((int(height), int(width), 4), np.uint8) if width > 0 and height > 0 else np.empty(0, np.uint8)
+        if pose is None:
+            matrices, count = ffi.NULL, 0
+        else:
+            bones_in = _as_matrices(pose, self.info.bone_count, "pose")
+            keep.append(bones_in)
+            matrices, count = _matrix_pointer(bones_in), len(bones_in)
+        check(
+            lib.ossa_render(
+                self._ptr, matrices, count, options, ffi.from_buffer("uint8_t[]", out, require_writable=True), out.nbytes
+            ),
+            f"ossa_render({width}x{height})",
+        )
+        del keep
         return out
 
     # --- new models -----------------------------------------------------------------------
