@@ -116,6 +116,14 @@ fn main() -> std::io::Result<()> {
     }
     write_all(dir, "bind", &bind)?;
 
+    // Render: every sample after four bytes of options (35x15 pixels, three-quarter, bones,
+    // frame 1).
+    let render: Vec<(String, Vec<u8>)> = named(&all)
+        .into_iter()
+        .map(|(name, bytes)| (name, [&[0x5f, 8, 1, 0][..], &bytes].concat()))
+        .collect();
+    write_all(dir, "render", &render)?;
+
     let pose_skin: Vec<(String, Vec<u8>)> = pose_skin_seeds()
         .into_iter()
         .enumerate()

@@ -333,3 +333,63 @@ pub fn optimize_save(data: &[u8]) {
         ),
     }
 }
+
+/// The render target: four bytes of options (size, view, overlays, which frame), then a file of
+/// any format, loaded and checked as the load targets do. A model that loaded and has its bones
+/// draws at one of its frames without error, every pixel the background or a colour the
+/// renderer makes (opaque where the background is), and the same bytes a second time; one
+/// still waiting for its skeleton is refused as an argument.
+pub fn render(data: &[u8]) {
+    use ossa::render::{RenderOptions, View, render};
+    let [size, look, frame, angle, file @ ..] = data else {
+        return;
+    };
+    let Some(model) = check::load(file, Format::Auto, budget(file.len())) else {
+        return;
+    };
+    let frames = model.frames().len().max(1);
+    let blend = [ossa::FrameBlend {
+        frame: (*frame as usize % frames) as u32,
+        weight: 1.0,
+    }];
+    let mut poses = vec![ossa::Mat3x4::IDENTITY; model.bones().len()];
+    if model.frames().is_empty() || model.pose_frames(&blend, None, &mut poses).is_err() {
+        poses = model.skeleton().bind_pose().to_vec();
+    }
+    let views = [View::ThreeQuarter, View::Front, View::Side, View::Top];
+    let options = RenderOptions {
+        width: 4 + u32::from(size & 31),
+        height: 4 + u32::from(size >> 3),
+        view: views[(look & 3) as usize],
+        yaw_degrees: (look & 32 != 0).then_some(f32::from(*angle) * 1.5),
+        pitch_degrees: (look & 64 != 0).then_some(f32::from(*angle) - 128.0),
+        background: [1, 2, 3, 0],
+        wireframe: look & 4 != 0,
+        bones: look & 8 != 0,
+        antialias: look & 16 != 0,
+    };
+    let mut out = vec![0u8; options.width as usize * options.height as usize * 4];
+    match render(&model, &poses, &[], &options, &mut out) {
+        Ok(()) => {
+            assert!(
+                model.unbound().is_none(),
+                "a model waiting for its skeleton was drawn"
+            );
+            // Everything drawn is opaque; only the background keeps alpha 0.
+            for p in out.chunks_exact(4) {
+                assert!(
+                    p == [1, 2, 3, 0] || p[3] == 255 || options.antialias,
+                    "pixel {p:?}"
+                );
+            }
+            let mut again = vec![0u8; out.len()];
+            render(&model, &poses, &[], &options, &mut again).expect("a second time");
+            assert!(again == out, "the same input drew other bytes");
+        }
+        Err(e) => assert!(
+            model.unbound().is_some() && e.code() == ErrorCode::InvalidArgument,
+            "drawing a model that loaded: {:?}: {e}",
+            e.code()
+        ),
+    }
+}
