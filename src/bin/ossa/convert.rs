@@ -1,6 +1,5 @@
 //! `ossa convert`: one model into another format, or many into a directory.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -8,9 +7,10 @@ use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
 use crate::inputs::{
-    Progress, Sources, expand_inputs, gather, is_pattern, load_skeleton, model_stem,
+    Progress, Sources, end_batch, gather, is_pattern, load_skeleton, model_stem, report_one,
+    start_batch,
 };
-use crate::{error_line, report_error, usage_error};
+use crate::{error_line, usage_error};
 
 /// The option values of `ossa convert`, checked.
 struct Settings {
@@ -178,20 +178,8 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
     } else {
         PathBuf::from(output)
     };
-    let shown = input.display().to_string();
-    match convert_one(input, &output, &job) {
-        Ok(done) => {
-            for w in &done.warnings {
-                eprintln!("ossa: warning: {w}");
-            }
-            say!(std::io::stdout().lock(), "{}", done.line);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            report_error(&shown, &e);
-            ExitCode::FAILURE
-        }
-    }
+    let result = convert_one(input, &output, &job).map(|done| (done.line, done.warnings));
+    report_one(&input.display().to_string(), result)
 }
 
 /// Loads `input` (or dresses it in the suit), binds it, adds skills, and writes `output`.
@@ -409,16 +397,10 @@ fn extension(format: Format) -> &'static str {
 }
 
 fn convert_many(args: &[String], dir: &Path, job: &Job) -> ExitCode {
-    let (inputs, unmatched) = expand_inputs(args, false);
-    let mut failures = unmatched.len();
-    for (arg, e) in &unmatched {
-        report_error(arg, e);
-    }
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        let e = ossa::Error::io(format!("cannot make the directory: {e}"), Some(e));
-        report_error(&dir.display().to_string(), &e);
+    let Some((inputs, unmatched)) = start_batch(args, false, dir) else {
         return ExitCode::FAILURE;
-    }
+    };
+    let mut failures = unmatched;
     let mut progress = Progress::new(inputs.len());
     let mut written: std::collections::HashMap<PathBuf, PathBuf> = Default::default();
     for (k, input) in inputs.iter().enumerate() {
@@ -450,18 +432,6 @@ fn convert_many(args: &[String], dir: &Path, job: &Job) -> ExitCode {
     }
     progress.clear();
     let converted = written.len();
-    let total = inputs.len() + unmatched.len();
-    let mut out = std::io::stdout().lock();
-    if failures == 0 {
-        let files = if converted == 1 { "file" } else { "files" };
-        say!(out, "converted {converted} {files} into {}", dir.display());
-        ExitCode::SUCCESS
-    } else {
-        say!(
-            out,
-            "converted {converted} of {total} inputs into {}; {failures} failed",
-            dir.display()
-        );
-        ExitCode::FAILURE
-    }
+    let total = inputs.len() + unmatched;
+    end_batch(dir, ("converted", "file"), converted, total, failures)
 }

@@ -379,3 +379,62 @@ impl Progress {
         }
     }
 }
+
+/// A batch's inputs, expanded, with its directory made; what matched nothing is reported and
+/// counted as failed. None: the directory could not be made (reported).
+pub fn start_batch(args: &[String], gltf: bool, dir: &Path) -> Option<(Vec<PathBuf>, usize)> {
+    let (inputs, unmatched) = expand_inputs(args, gltf);
+    for (arg, e) in &unmatched {
+        crate::report_error(arg, e);
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        let e = ossa::Error::io(format!("cannot make the directory: {e}"), Some(e));
+        crate::report_error(&dir.display().to_string(), &e);
+        return None;
+    }
+    Some((inputs, unmatched.len()))
+}
+
+/// A batch's last line and exit status: `converted 3 files into out`, or `converted 2 of 3
+/// inputs into out; 1 failed` and failure. `verb`: converted, drew; `noun`: file, picture.
+pub fn end_batch(
+    dir: &Path,
+    (verb, noun): (&str, &str),
+    done: usize,
+    total: usize,
+    failures: usize,
+) -> std::process::ExitCode {
+    let mut out = std::io::stdout().lock();
+    if failures == 0 {
+        let plural = if done == 1 { "" } else { "s" };
+        say!(out, "{verb} {done} {noun}{plural} into {}", dir.display());
+        std::process::ExitCode::SUCCESS
+    } else {
+        say!(
+            out,
+            "{verb} {done} of {total} inputs into {}; {failures} failed",
+            dir.display()
+        );
+        std::process::ExitCode::FAILURE
+    }
+}
+
+/// One input's outcome: its warnings and line, or its error, and the exit status.
+pub fn report_one(
+    shown: &str,
+    result: Result<(String, Vec<String>), ossa::Error>,
+) -> std::process::ExitCode {
+    match result {
+        Ok((line, warnings)) => {
+            for w in &warnings {
+                eprintln!("ossa: warning: {w}");
+            }
+            say!(std::io::stdout().lock(), "{line}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            crate::report_error(shown, &e);
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

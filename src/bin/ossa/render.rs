@@ -1,7 +1,6 @@
 //! `ossa render`: a model drawn, posed and skinned, into a PNG; a sheet of its animation; or a
 //! thumbnail of each of many models.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,9 +11,10 @@ use ossa::{FrameBlend, LoadOptions, MAX_BLENDS, Mat3x4, Model};
 
 use crate::cli::RenderArgs;
 use crate::inputs::{
-    Progress, Sources, expand_inputs, gather, is_pattern, load_skeleton, model_stem,
+    Progress, Sources, end_batch, gather, is_pattern, load_skeleton, model_stem, report_one,
+    start_batch,
 };
-use crate::{error_line, report_error, usage_error};
+use crate::{error_line, usage_error};
 
 /// The largest picture or cell side the command draws.
 const MAX_SIDE: u32 = 8192;
@@ -287,21 +287,9 @@ pub fn render(args: &RenderArgs) -> ExitCode {
     };
     let result = drawn.and_then(|d| {
         write_png(Path::new(output), &d.image)?;
-        Ok(d)
+        Ok((format!("{output}: {}", d.line), d.warnings))
     });
-    match result {
-        Ok(d) => {
-            for w in &d.warnings {
-                eprintln!("ossa: warning: {w}");
-            }
-            say!(std::io::stdout().lock(), "{output}: {}", d.line);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            report_error(&shown, &e);
-            ExitCode::FAILURE
-        }
-    }
+    report_one(&shown, result)
 }
 
 /// A picture made, what to say of it, and the warnings on the way.
@@ -551,16 +539,10 @@ fn write_png(path: &Path, image: &Image) -> Result<(), ossa::Error> {
 
 /// `DIR/STEM.png` for each input, drawn by one worker a core.
 fn render_many(args: &RenderArgs, dir: &Path, skeleton: Option<&Model>) -> ExitCode {
-    let (inputs, unmatched) = expand_inputs(&args.inputs, true);
-    let mut failures = unmatched.len();
-    for (arg, e) in &unmatched {
-        report_error(arg, e);
-    }
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        let e = ossa::Error::io(format!("cannot make the directory: {e}"), Some(e));
-        report_error(&dir.display().to_string(), &e);
+    let Some((inputs, unmatched)) = start_batch(&args.inputs, true, dir) else {
         return ExitCode::FAILURE;
-    }
+    };
+    let mut failures = unmatched;
     // Two inputs of one stem (a.dpm, a.skm) would write one file: the second is refused.
     let mut outputs: Vec<Result<PathBuf, String>> = Vec::new();
     let mut first_of: std::collections::HashMap<PathBuf, &Path> = Default::default();
@@ -644,20 +626,8 @@ fn render_many(args: &RenderArgs, dir: &Path, skeleton: Option<&Model>) -> ExitC
         }
     });
     progress.clear();
-    let total = inputs.len() + unmatched.len();
-    let mut out = std::io::stdout().lock();
-    if failures == 0 {
-        let files = if written == 1 { "picture" } else { "pictures" };
-        say!(out, "drew {written} {files} into {}", dir.display());
-        ExitCode::SUCCESS
-    } else {
-        say!(
-            out,
-            "drew {written} of {total} inputs into {}; {failures} failed",
-            dir.display()
-        );
-        ExitCode::FAILURE
-    }
+    let total = inputs.len() + unmatched;
+    end_batch(dir, ("drew", "picture"), written, total, failures)
 }
 
 /// `STEM.png` for `input`.
