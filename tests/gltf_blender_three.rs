@@ -20,25 +20,13 @@ use std::process::Command;
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 
-use common::{RawDpm, absolute, corpus_subdir, direct_skin, pose, skin};
+use common::{RawDpm, absolute, blender_gltf_files, corpus_subdir, direct_skin, pose, skin};
 use node_interop::node_ready;
 
 const TOLERANCE: f64 = 1e-4;
 
 fn files() -> Vec<PathBuf> {
-    let Some(dir) = corpus_subdir("gltf/blender/roundtrip", "the Blender glTF checks") else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .map(|d| d.join(format!("{}.gltf", d.file_name().unwrap().to_string_lossy())))
-        .collect();
-    out.sort();
-    assert_eq!(out.len(), 3, "{out:?}");
-    out
+    blender_gltf_files("the Blender glTF checks")
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -21,7 +21,7 @@ use std::process::Command;
 use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 use serde_json::json;
 
-use corpus::corpus_subdir;
+use corpus::blender_gltf_files;
 use dmf_ref::RawDmf;
 
 /// Largest distance allowed between a converted file's vertex and the glTF's, as a fraction of
@@ -49,19 +49,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Blender's glTF files of the corpus; empty (after saying so) without the corpus.
 fn blender_files() -> Vec<PathBuf> {
-    let Some(dir) = corpus_subdir("gltf/blender/roundtrip", "the glTF conversion checks") else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .map(|d| d.join(format!("{}.gltf", d.file_name().unwrap().to_string_lossy())))
-        .collect();
-    out.sort();
-    assert_eq!(out.len(), 3, "{out:?}");
-    out
+    blender_gltf_files("the glTF conversion checks")
 }
 
 fn f32s(v: &[f32]) -> Vec<u8> {

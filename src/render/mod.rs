@@ -188,7 +188,11 @@ fn check_size(width: u32, height: u32, antialias: bool) -> Result<()> {
 
 /// The camera [`render`] uses for `poses`: oriented by `options`, framing the skinned vertices.
 pub fn frame(model: &Model, poses: &[Mat3x4], options: &RenderOptions) -> Result<Camera> {
-    let skinned = skin(model, poses)?;
+    Ok(framing(model, &skin(model, poses)?, poses, options))
+}
+
+/// The camera for skinned vertices already made.
+fn framing(model: &Model, skinned: &Skinned, poses: &[Mat3x4], options: &RenderOptions) -> Camera {
     let mut camera = Camera::oriented(
         model,
         options.view,
@@ -196,11 +200,11 @@ pub fn frame(model: &Model, poses: &[Mat3x4], options: &RenderOptions) -> Result
         options.pitch_degrees,
     );
     camera.fit(
-        framed_points(&skinned, poses, options.bones),
+        framed_points(skinned, poses, options.bones),
         options.width,
         options.height,
     );
-    Ok(camera)
+    camera
 }
 
 /// Renders `model` at `poses` (model-space bone matrices, one per bone, as
@@ -225,17 +229,7 @@ pub fn render(
         )));
     }
     let skinned = skin(model, poses)?;
-    let mut camera = Camera::oriented(
-        model,
-        options.view,
-        options.yaw_degrees,
-        options.pitch_degrees,
-    );
-    camera.fit(
-        framed_points(&skinned, poses, options.bones),
-        options.width,
-        options.height,
-    );
+    let camera = framing(model, &skinned, poses, options);
     draw(model, poses, &skinned, textures, options, &camera, out);
     Ok(())
 }

@@ -19,7 +19,7 @@ use ossa::{LoadOptions, Model};
 #[path = "../corpus/mod.rs"]
 mod corpus;
 #[allow(unused_imports)]
-pub use corpus::{corpus_dir, corpus_subdir};
+pub use corpus::{blender_gltf_files, corpus_dir, corpus_subdir};
 
 #[path = "../sweep/mod.rs"]
 mod sweep;

@@ -36,3 +36,21 @@ pub fn files_ending(dir: &Path, endings: &[&str]) -> Vec<String> {
     v.sort();
     v
 }
+
+/// The glTF files Blender's add-on exported in the corpus (`gltf/blender/roundtrip/NAME/NAME.gltf`,
+/// three of them), sorted; empty, after saying `test` skips, without the corpus.
+pub fn blender_gltf_files(test: &str) -> Vec<PathBuf> {
+    let Some(dir) = corpus_subdir("gltf/blender/roundtrip", test) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|d| d.join(format!("{}.gltf", d.file_name().unwrap().to_string_lossy())))
+        .collect();
+    out.sort();
+    assert_eq!(out.len(), 3, "{out:?}");
+    out
+}
