@@ -795,3 +795,26 @@ fn side_and_top_views_put_the_front_right_and_down() {
         }
     }
 }
+
+/// Found by the render fuzz target: an SKM without its SKP whose one mesh has no vertices was
+/// drawn (as the background), where any other model waiting for its skeleton is refused.
+#[test]
+fn meshes_waiting_for_a_skeleton_are_refused_even_when_empty() {
+    let mut parts = ossa::synth::TubeRig::default().parts();
+    parts.meshes.truncate(1);
+    let mesh = &mut parts.meshes[0];
+    mesh.influence_start = vec![0];
+    mesh.influences.clear();
+    mesh.indices.clear();
+    mesh.texcoords = Some(Vec::new());
+    mesh.group_ids = None;
+    let bytes = Model::from_parts(parts).unwrap().save(Format::Skm).unwrap();
+    let alone = Model::load(&bytes, &LoadOptions::default()).unwrap();
+    assert!(alone.unbound().is_some());
+    assert_eq!(alone.meshes()[0].vertex_count(), 0);
+    let mut out = vec![0u8; 16 * 16 * 4];
+    let poses = vec![Mat3x4::IDENTITY; alone.bones().len()];
+    let e = render::render(&alone, &poses, &[], &front(16), &mut out).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
+    assert!(e.to_string().contains("wait for a skeleton"), "{e}");
+}

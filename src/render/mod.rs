@@ -111,6 +111,13 @@ impl Skinned {
 /// results do not depend on the CPU. Poses with an element that is not finite or beyond 1e9
 /// are an invalid argument, as the C API's are.
 pub fn skin(model: &Model, poses: &[Mat3x4]) -> Result<Skinned> {
+    // Refused whatever the meshes hold, as skinning refuses a mesh with vertices: an empty
+    // mesh must not make such a model drawable.
+    if model.unbound().is_some() {
+        return Err(Error::invalid_argument(
+            "the meshes wait for a skeleton: bind them to one before drawing",
+        ));
+    }
     check_poses(model, poses)?;
     let mut out = Skinned::default();
     for (i, mesh) in model.meshes().iter().enumerate() {
