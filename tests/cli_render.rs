@@ -130,6 +130,11 @@ fn poses_change_the_picture_and_a_sheet_has_a_cell_a_frame() {
     assert_eq!(scene, bent);
     assert_eq!(by_index, bent);
     assert_eq!(blend, bent);
+    // The views are angles: side is a quarter turn toward the model's right, level.
+    let side = draw("side.png", &["--view", "side"]);
+    let turned = draw("turned.png", &["--yaw", "90", "--pitch", "0"]);
+    assert_eq!(side, turned);
+    assert_ne!(side, rest);
 
     // The wave has 4 frames, fewer than 8 cells: one cell each, in one row.
     let run = ossa(

@@ -29,8 +29,8 @@ pub const USAGE: &str = "usage:
 #[command(
     name = "ossa",
     version,
-    about = "Look inside, validate, convert and measure skeletal models of older game engines \
-             (DPM, SKM/SKP, Sims CMX/BCF/SKN/BMF/CFP, MM2 SKEL/MOD, DMF)",
+    about = "Look inside, validate, convert, draw and measure skeletal models of older game \
+             engines (DPM, SKM/SKP, Sims CMX/BCF/SKN/BMF/MSH/CFP, MM2 SKEL/MOD, DMF, glTF)",
     after_help = "Without a command, ossa runs the demo: a rig built in code, loaded, posed and \
                   skinned.\nExit status: 0 done, 1 the model or a file failed (the message \
                   names its OSSA_ERR_* code), 2 a usage error."
@@ -215,7 +215,7 @@ pub struct RenderArgs {
     /// three-quarter (default), front, side or top
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
-    /// Turn the camera about the up axis by DEG degrees (0 = front, 90 = the model's left side)
+    /// Turn the camera about the up axis by DEG degrees (0 = front, 90 = the model's right side)
     #[arg(long, value_name = "DEG", allow_hyphen_values = true)]
     pub yaw: Option<String>,
     /// Raise the camera by DEG degrees (90 = from above)
