@@ -47,7 +47,7 @@ fi
 bash scripts/pictures.sh --check
 corpus=${OSSA_CORPUS:-../shared/corpus}
 if [ -d "$corpus" ]; then
-  target/debug/ossa render "$corpus/dpm" "$corpus/skm" "$corpus/gltf/blender/roundtrip" \
+  target/debug/ossa render "$corpus/dpm" "$corpus/skm" "$corpus"/gltf/blender/roundtrip/*/*.gltf \
     -o target/tmp/corpus-thumbnails --thumbnail 128 >/dev/null
   echo "corpus thumbnails: drew $(ls target/tmp/corpus-thumbnails | wc -l) pictures"
   # The 1998 prototype's colonel, dressed from his .msh parts and textured.

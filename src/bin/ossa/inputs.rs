@@ -281,7 +281,8 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
             failed.push((
                 arg.clone(),
                 ossa::Error::not_found(format!(
-                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf)"
+                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf{})",
+                    if gltf { " .glb .gltf" } else { "" }
                 )),
             ));
         }

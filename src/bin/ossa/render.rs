@@ -344,11 +344,17 @@ fn draw(model: &Model, file: Option<&Path>, settings: &Settings) -> Result<Drawn
         }
     };
     let triangles: usize = model.meshes().iter().map(|m| m.triangle_count()).sum();
+    let meshes = model.meshes().len();
     let mut line = format!(
-        "{}x{}, {what}, {} meshes, {triangles} triangles",
+        "{}x{}, {what}, {meshes} {}, {triangles} {}",
         image.width,
         image.height,
-        model.meshes().len()
+        if meshes == 1 { "mesh" } else { "meshes" },
+        if triangles == 1 {
+            "triangle"
+        } else {
+            "triangles"
+        }
     );
     if textured > 0 {
         line.push_str(&format!(", {textured} textured"));
