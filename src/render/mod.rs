@@ -241,6 +241,27 @@ pub fn render(
     Ok(())
 }
 
+/// The skeleton over everything: a line from each joint to its parent's, a dot on each joint.
+fn draw_bones(model: &Model, poses: &[Mat3x4], camera: &Camera, factor: u32, target: &mut Target) {
+    let joints: Vec<[f32; 3]> = poses
+        .iter()
+        .map(|m| camera.project(m.translation()))
+        .collect();
+    for (b, bone) in model.bones().iter().enumerate() {
+        if let (Some(j), Some(p)) = (
+            joints.get(b),
+            usize::try_from(bone.parent)
+                .ok()
+                .and_then(|p| joints.get(p)),
+        ) {
+            raster::draw_line(target, [j[0], j[1]], [p[0], p[1]], factor, BONE_LINE);
+        }
+    }
+    for j in &joints {
+        raster::draw_dot(target, [j[0], j[1]], 2.0 * factor as f32, JOINT);
+    }
+}
+
 /// Draws one pose, already skinned and checked, with `camera` into `out` (the camera's size).
 fn draw(
     model: &Model,
@@ -306,23 +327,7 @@ fn draw(
         );
     }
     if options.bones {
-        let joints: Vec<[f32; 3]> = poses
-            .iter()
-            .map(|m| camera.project(m.translation()))
-            .collect();
-        for (b, bone) in model.bones().iter().enumerate() {
-            if let (Some(j), Some(p)) = (
-                joints.get(b),
-                usize::try_from(bone.parent)
-                    .ok()
-                    .and_then(|p| joints.get(p)),
-            ) {
-                raster::draw_line(&mut target, [j[0], j[1]], [p[0], p[1]], factor, BONE_LINE);
-            }
-        }
-        for j in &joints {
-            raster::draw_dot(&mut target, [j[0], j[1]], 2.0 * factor as f32, JOINT);
-        }
+        draw_bones(model, poses, &camera, factor, &mut target);
     }
     if factor == 1 {
         out.copy_from_slice(&target.rgba);
