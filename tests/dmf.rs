@@ -1640,6 +1640,8 @@ fn corpus_dpms_save_as_dmf() {
 // ---------------------------------------------------------------------------------------------
 
 mod dmf_ref;
+#[path = "ref_math/mod.rs"]
+mod ref_math;
 
 /// The reader the glTF conversion checks use, written from the spec without ossa's code, reads
 /// the hand-built fixture as the tests above work it out: so what it says of a converted file

@@ -13,6 +13,8 @@
 
 mod corpus;
 mod dmf_ref;
+#[path = "ref_math/mod.rs"]
+mod ref_math;
 mod skm_ref;
 
 use std::path::{Path, PathBuf};

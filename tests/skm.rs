@@ -55,6 +55,8 @@ fn load_named(bytes: &[u8], name: &str) -> Model {
 // tests/skm_ref, shared with the glTF conversion checks
 // ---------------------------------------------------------------------------------------------
 
+#[path = "ref_math/mod.rs"]
+mod ref_math;
 mod skm_ref;
 use skm_ref::{RawInfluence, V3, absolute, cross, direct_bind, dot, f64v, qmul, qnorm, qrot, sub};
 

@@ -20,6 +20,10 @@
 //! Each test binary uses a different subset of this module.
 #![allow(dead_code)]
 
+// The textbook quaternion matrix the other reference readers use; the test crate declares
+// `mod ref_math`.
+use crate::ref_math;
+
 // ---------------------------------------------------------------------------------------------
 // Little-endian reads
 // ---------------------------------------------------------------------------------------------
@@ -541,31 +545,9 @@ fn sample<T: Copy>(
     Some(mix(value(a), value(b), f))
 }
 
-/// Rotation matrix of a unit quaternion, as `[row][column]`.
-pub fn quat_matrix(q: [f64; 4]) -> [[f64; 3]; 3] {
-    let [x, y, z, w] = q;
-    [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ]
-}
-
 /// `T R S`.
 pub fn compose(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> M4 {
-    let r = quat_matrix(q);
+    let r = ref_math::rot(q);
     let mut m = IDENTITY4;
     for c in 0..3 {
         for row in 0..3 {

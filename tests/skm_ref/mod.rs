@@ -7,10 +7,9 @@
 //! Each test binary uses a different subset of this module.
 #![allow(dead_code)]
 
-#[path = "../ref_math/mod.rs"]
-mod ref_math;
 #[allow(unused_imports)]
-pub use ref_math::{Q4, V3, cross, dot, qmul, qnorm, qrot, sub};
+// The test crate declares `mod ref_math`, shared with the DMF reader.
+pub use crate::ref_math::{Q4, V3, cross, dot, qmul, qnorm, qrot, sub};
 
 // ---------------------------------------------------------------------------------------------
 // Little-endian reads (FORMATS.md §3.1)

@@ -161,13 +161,7 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
         max_influences: c.max_influences.unwrap_or(0),
         optimize: optimized_target(target) && !c.keep_order,
         bake_scale: c.bake_scale,
-        sources: Sources {
-            options: &c.options,
-            skeleton: skeleton.as_ref(),
-            skills: args.parts.skills.as_deref().unwrap_or_default(),
-            suit: args.parts.suit.as_deref(),
-            search: &args.parts.search,
-        },
+        sources: Sources::of(&args.parts, &c.options, skeleton.as_ref()),
     };
     if many {
         return convert_many(&args.inputs, Path::new(output), &job);

@@ -17,6 +17,23 @@ pub struct Sources<'a> {
     pub search: &'a [String],
 }
 
+impl<'a> Sources<'a> {
+    /// What `--skills`, `--suit` and `--search` name, with the loaded `--skeleton`.
+    pub fn of(
+        parts: &'a crate::cli::PartsArgs,
+        options: &'a LoadOptions<'static>,
+        skeleton: Option<&'a Model>,
+    ) -> Sources<'a> {
+        Sources {
+            options,
+            skeleton,
+            skills: parts.skills.as_deref().unwrap_or_default(),
+            suit: parts.suit.as_deref(),
+            search: &parts.search,
+        }
+    }
+}
+
 /// The `--skeleton` file, loaded; its failure reported, as the command's exit status.
 pub fn load_skeleton(
     file: Option<&str>,

@@ -263,16 +263,10 @@ pub fn render(args: &RenderArgs) -> ExitCode {
         Ok(skeleton) => skeleton,
         Err(code) => return code,
     };
-    let sources = Sources {
-        options: &settings.options,
-        skeleton: skeleton.as_ref(),
-        skills: args.parts.skills.as_deref().unwrap_or_default(),
-        suit: args.parts.suit.as_deref(),
-        search: &args.parts.search,
-    };
     if many {
         return render_many(args, Path::new(output), skeleton.as_ref());
     }
+    let sources = Sources::of(&args.parts, &settings.options, skeleton.as_ref());
     let (shown, drawn) = if args.demo {
         (
             "demo".to_owned(),
@@ -584,13 +578,8 @@ fn render_many(args: &RenderArgs, dir: &Path, skeleton: Option<&Model>) -> ExitC
                     return;
                 };
                 let settings = &settings;
-                let sources = Sources {
-                    options: &settings.options,
-                    skeleton,
-                    skills: args.parts.skills.as_deref().unwrap_or_default(),
-                    suit: None,
-                    search: &args.parts.search,
-                };
+                // --suit is refused with several inputs: each is a model of its own.
+                let sources = Sources::of(&args.parts, &settings.options, skeleton);
                 let sources = &sources;
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
