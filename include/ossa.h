@@ -218,7 +218,11 @@ enum ossa_format
   /**
    * The Sims 1998 prototype's binary mesh (.msh); its bone is named by its file name
    */
-  OSSA_FORMAT_SIMS_MSH = 14
+  OSSA_FORMAT_SIMS_MSH = 14,
+  /**
+   * Inter-Quake Model (`.iqm`), versions 2 and 1; saved as version 2.
+   */
+  OSSA_FORMAT_IQM = 15
 };
 #ifndef __cplusplus
 #if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)

@@ -29,7 +29,7 @@ pub mod textures;
 
 pub use error::{Detail, Error, ErrorCode, Result};
 pub use format::{
-    Format, LoadOptions, Report, cfp, cmx, dmf, dpm, mm2, sims_mesh, sims_msh, skm, validate,
+    Format, LoadOptions, Report, cfp, cmx, dmf, dpm, iqm, mm2, sims_mesh, sims_msh, skm, validate,
 };
 pub use math::Mat3x4;
 pub use model::{
@@ -67,6 +67,7 @@ impl Model {
             Format::Mm2Mod => mm2::write_mod(self),
             Format::Dmf => dmf::write_binary(self),
             Format::DmfJson => dmf::write_json(self),
+            Format::Iqm => iqm::write(self, &iqm::WriteOptions::default()),
             #[cfg(feature = "gltf")]
             Format::Glb | Format::Gltf => {
                 // Without the file's place only what the model carries (DMF's PNGs) is embedded.

@@ -349,13 +349,21 @@ impl<'a> Sidecars<'a> {
         options: &LoadOptions,
         allowance: &mut Allowance,
     ) -> Result<()> {
-        if parts.format != Format::Dpm {
-            return Ok(());
-        }
+        // An IQM's frames follow the bind pose, frame 0 of the model, and DarkPlaces counts
+        // them from the file's first; a file without frames plays its rest pose as frame 0.
+        let skip = match parts.format {
+            Format::Dpm => 0,
+            Format::Iqm => usize::from(parts.frames.len() > 1),
+            _ => return Ok(()),
+        };
         let path = self.sibling(&format!("{}.framegroups", self.file_name));
-        match self.framegroups(&path, &parts.frames, options.strict, allowance) {
+        let frames = parts.frames.get(skip..).unwrap_or_default();
+        match self.framegroups(&path, frames, options.strict, allowance) {
             Ok(None) => {}
-            Ok(Some((scenes, warnings))) => {
+            Ok(Some((mut scenes, warnings))) => {
+                for s in &mut scenes {
+                    s.first_frame = s.first_frame.saturating_add(skip as u32);
+                }
                 parts.animations = scenes;
                 parts.warnings.extend(warnings);
             }

@@ -162,7 +162,7 @@ impl Search {
             Format::Mm2Mod | Format::Mm2Skel => Search::Mm2,
             // glTF's images are read with the model: from the GLB, data URIs and files beside it.
             Format::Glb | Format::Gltf => Search::Embedded,
-            Format::Dpm | Format::Skm | Format::Skp | Format::Auto => Search::Game,
+            Format::Dpm | Format::Skm | Format::Skp | Format::Iqm | Format::Auto => Search::Game,
         }
     }
 }

@@ -214,6 +214,7 @@ fn extension(format: Format) -> &'static str {
         Format::Dmf | Format::DmfJson => ".dmf",
         Format::Glb => ".glb",
         Format::Gltf => ".gltf",
+        Format::Iqm => ".iqm",
         Format::Auto => "",
     }
 }

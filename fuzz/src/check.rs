@@ -46,7 +46,9 @@ pub fn model_or_clean(
 
 /// `data` loaded as `format`: the load holds at most `max_peak` bytes at once, plus the frames
 /// of a model whose animations are sampled from keys (DMF: a few bytes of keys ask for up to
-/// `MAX_FRAMES` frames at the animation's rate, within the library's own memory ceiling); the
+/// `MAX_FRAMES` frames at the animation's rate, within the library's own memory ceiling) or
+/// whose frames the file need not store (IQM: a pose without channels is one constant for
+/// every frame); the
 /// validator agrees with it; a strict load succeeds only where the default one
 /// does; a model keeps its invariants and, where its format has a writer, saves to bytes that
 /// validate clean and load back the same shape.
@@ -54,7 +56,9 @@ pub fn load(data: &[u8], format: Format, max_peak: usize) -> Option<Model> {
     let default = options(format, false);
     let (result, peak) = peak_of(|| Model::load(data, &default));
     let sampled = match &result {
-        Ok(model) if !model.keyframes().is_empty() => sampled_frame_bytes(model),
+        Ok(model) if !model.keyframes().is_empty() || model.format() == Format::Iqm => {
+            sampled_frame_bytes(model)
+        }
         _ => 0,
     };
     assert!(

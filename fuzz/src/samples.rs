@@ -29,7 +29,12 @@ pub const WRITERS: &[(Format, Writer)] = &[
     (Format::Mm2Mod, ossa::mm2::write_mod),
     (Format::Dmf, ossa::dmf::write_binary),
     (Format::DmfJson, ossa::dmf::write_json),
+    (Format::Iqm, write_iqm),
 ];
+
+fn write_iqm(model: &Model) -> ossa::Result<Vec<u8>> {
+    ossa::iqm::write(model, &ossa::iqm::WriteOptions::default())
+}
 
 /// A file of one format.
 #[derive(Clone, Debug)]

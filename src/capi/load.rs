@@ -318,6 +318,7 @@ pub extern "C" fn ossa_format_name(format: u32) -> *const c_char {
         12 => c"OSSA_FORMAT_GLB",
         13 => c"OSSA_FORMAT_GLTF",
         14 => c"OSSA_FORMAT_SIMS_MSH",
+        15 => c"OSSA_FORMAT_IQM",
         _ => c"OSSA_FORMAT_UNKNOWN",
     };
     name.as_ptr()

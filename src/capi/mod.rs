@@ -117,6 +117,8 @@ pub enum ossa_format {
     OSSA_FORMAT_GLTF = 13,
     /// The Sims 1998 prototype's binary mesh (.msh); its bone is named by its file name
     OSSA_FORMAT_SIMS_MSH = 14,
+    /// Inter-Quake Model (`.iqm`), versions 2 and 1; saved as version 2.
+    OSSA_FORMAT_IQM = 15,
 }
 
 // The C structs and the Rust ones they are read as must share a layout, and the C constants

@@ -14,6 +14,7 @@ pub mod dmf;
 pub mod dpm;
 #[cfg(feature = "gltf")]
 pub mod gltf;
+pub mod iqm;
 mod json;
 pub mod mm2;
 pub mod sims_mesh;
@@ -56,10 +57,12 @@ pub enum Format {
     Gltf = 13,
     /// The Sims 1998 prototype's binary mesh (`.msh`).
     SimsMsh = 14,
+    /// Inter-Quake Model (`.iqm`), versions 2 and 1.
+    Iqm = 15,
 }
 
 impl Format {
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Auto,
         Format::Dpm,
         Format::Skm,
@@ -75,6 +78,7 @@ impl Format {
         Format::Glb,
         Format::Gltf,
         Format::SimsMsh,
+        Format::Iqm,
     ];
 
     pub fn from_u32(v: u32) -> Option<Format> {
@@ -99,6 +103,7 @@ impl Format {
             Format::Glb => "glTF binary",
             Format::Gltf => "glTF",
             Format::SimsMsh => "Sims MSH",
+            Format::Iqm => "IQM",
         }
     }
 
@@ -132,6 +137,8 @@ impl Format {
             Format::Glb
         } else if ext(".gltf") {
             Format::Gltf
+        } else if ext(".iqm") {
+            Format::Iqm
         } else {
             return None;
         })
@@ -300,6 +307,16 @@ impl Checker {
         }
     }
 
+    /// Something worth knowing about a valid file (a part ossa does not use): a warning in
+    /// either mode.
+    pub fn note(&mut self, message: String) {
+        let message = match &self.label {
+            Some(l) => format!("{l}: {message}"),
+            None => message,
+        };
+        self.warnings.push(message);
+    }
+
     /// Whether the load is strict: for a reader that refuses something as soon as it meets it,
     /// and otherwise reports it once, later.
     pub fn strict(&self) -> bool {
@@ -383,6 +400,9 @@ pub fn detect(data: &[u8], name: Option<&str>) -> Option<Format> {
     }
     if data.starts_with(dmf::MAGIC) {
         return Some(Format::Dmf);
+    }
+    if data.starts_with(iqm::MAGIC) {
+        return Some(Format::Iqm);
     }
     #[cfg(feature = "gltf")]
     if data.starts_with(gltf::GLB_MAGIC) {
@@ -469,6 +489,7 @@ fn parse(
         Format::Mm2Mod => mm2::read_mod(data, checker),
         Format::Dmf => dmf::read_binary(data, checker),
         Format::DmfJson => dmf::read_json(data, checker),
+        Format::Iqm => iqm::read(data, checker),
         #[cfg(feature = "gltf")]
         Format::Glb | Format::Gltf => {
             gltf::read(data, format == Format::Glb, checker, options, sidecars)

@@ -29,7 +29,7 @@ impl Axes {
     /// frame is glTF's.
     pub fn for_format(format: Format) -> Axes {
         match format {
-            Format::Dpm | Format::Skm | Format::Skp => Axes {
+            Format::Dpm | Format::Skm | Format::Skp | Format::Iqm => Axes {
                 from: [1, 2, 0],
                 sign: [1.0, 1.0, 1.0],
             },

@@ -1,0 +1,1613 @@
+//! Reading IQM versions 2 and 1. Pass one locates and checks every table against the file;
+//! pass two decodes what the model keeps, after the memory it needs has been charged.
+
+use std::collections::HashMap;
+
+use byteorder::{ByteOrder, LittleEndian as Le};
+use glam::Quat;
+
+use crate::cursor::{field_at, record_at, span, table_bytes};
+use crate::error::{Error, Result, ResultExt};
+use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
+use crate::format::{Checker, Format, total};
+use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
+use crate::model::{
+    Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, MeshParts, ModelParts, Name,
+    concat_into,
+};
+
+pub const MAGIC: &[u8; 16] = b"INTERQUAKEMODEL\0";
+const HEADER_SIZE: u64 = 124;
+const MESH_SIZE: u64 = 24;
+const ARRAY_SIZE: u64 = 20;
+const TRIANGLE_SIZE: u64 = 12;
+const ANIM_SIZE: u64 = 20;
+const BOUNDS_SIZE: u64 = 32;
+const EXTENSION_SIZE: u64 = 16;
+const NO_NEIGHBOUR: u32 = u32::MAX;
+
+/// Vertex array types.
+pub(crate) const POSITION: u32 = 0;
+pub(crate) const TEXCOORD: u32 = 1;
+pub(crate) const NORMAL: u32 = 2;
+pub(crate) const TANGENT: u32 = 3;
+pub(crate) const BLEND_INDEXES: u32 = 4;
+pub(crate) const BLEND_WEIGHTS: u32 = 5;
+pub(crate) const COLOR: u32 = 6;
+/// Types from here on are custom arrays, named by the text at `type - CUSTOM`.
+pub(crate) const CUSTOM: u32 = 0x10;
+
+/// Component formats, numbered as the spec does.
+const FORMAT_NAMES: [&str; 9] = [
+    "byte", "ubyte", "short", "ushort", "int", "uint", "half", "float", "double",
+];
+const FLOAT: u32 = 7;
+
+/// DarkPlaces and FTE play an anim without a usable rate at FTE's default.
+const DEFAULT_FPS: f32 = 10.0;
+
+/// Header fields after the magic, in file order.
+#[derive(Clone, Copy)]
+#[repr(usize)]
+#[allow(dead_code)] // Every field is named for its place; not all are read.
+enum H {
+    Version,
+    Filesize,
+    Flags,
+    NumText,
+    OfsText,
+    NumMeshes,
+    OfsMeshes,
+    NumVertexArrays,
+    NumVertexes,
+    OfsVertexArrays,
+    NumTriangles,
+    OfsTriangles,
+    OfsAdjacency,
+    NumJoints,
+    OfsJoints,
+    NumPoses,
+    OfsPoses,
+    NumAnims,
+    OfsAnims,
+    NumFrames,
+    NumFrameChannels,
+    OfsFrames,
+    OfsBounds,
+    NumComment,
+    OfsComment,
+    NumExtensions,
+    OfsExtensions,
+}
+const HEADER_WORDS: usize = 27;
+
+struct Header([u32; HEADER_WORDS]);
+
+impl Header {
+    fn get(&self, f: H) -> u32 {
+        self.0.get(f as usize).copied().unwrap_or_default()
+    }
+    /// The byte where field `f` is stored.
+    fn at(f: H) -> u64 {
+        record_at(16, f as usize, 4)
+    }
+}
+
+/// The sizes of the records that differ between versions.
+struct Version {
+    number: u32,
+    joint: u64,
+    pose: u64,
+    /// Channels a pose stores: 10 in version 2 (translation, quaternion, scale), 9 in version
+    /// 1, whose quaternions have no w.
+    channels: usize,
+}
+
+const V2: Version = Version {
+    number: 2,
+    joint: 48,
+    pose: 88,
+    channels: 10,
+};
+const V1: Version = Version {
+    number: 1,
+    joint: 44,
+    pose: 80,
+    channels: 9,
+};
+
+/// The bytes of `count` records of `size` at `ofs`, checked against the file; empty when the
+/// count is 0, whatever the offset says.
+fn block<'a>(data: &'a [u8], ofs: u32, count: u64, size: u64, what: &str) -> Result<&'a [u8]> {
+    if count == 0 {
+        return Ok(&[]);
+    }
+    let len = table_bytes(count, size).within(|| what.to_owned())?;
+    let (start, end) = span(ofs.into(), len, data.len())
+        .map_err(|e| e.within(format!("{what} ({count} of {size} bytes at {ofs:#x})")))?;
+    Ok(data.get(start..end).unwrap_or_default())
+}
+
+fn f32s<const N: usize>(bytes: &[u8], from: usize) -> [f32; N] {
+    let mut v = [0.0f32; N];
+    for (k, x) in v.iter_mut().enumerate() {
+        let at = from.saturating_add(k.saturating_mul(4));
+        *x = bytes
+            .get(at..at.saturating_add(4))
+            .map_or(0.0, Le::read_f32);
+    }
+    v
+}
+
+fn u32_of(bytes: &[u8], at: usize) -> u32 {
+    bytes.get(at..at.saturating_add(4)).map_or(0, Le::read_u32)
+}
+
+/// The text block: names are byte offsets into it, each ending at a NUL inside it.
+struct Text<'a> {
+    bytes: &'a [u8],
+}
+
+impl Text<'_> {
+    /// The name at `offset`; a problem (the empty name standing in) when it lies outside the
+    /// block or runs to its end without a NUL.
+    fn name(
+        &self,
+        offset: u32,
+        at: u64,
+        ck: &mut Checker,
+        what: impl Fn() -> String,
+    ) -> Result<Name> {
+        let Some(rest) = self.bytes.get(offset as usize..).filter(|r| !r.is_empty()) else {
+            if offset == 0 {
+                // No text block at all: offset 0 is the empty name, as in a file the compiler
+                // writes without names.
+                return Ok(Name::empty());
+            }
+            ck.problem(
+                Error::malformed(format!(
+                    "{}: name offset {offset} is outside the text block ({} bytes)",
+                    what(),
+                    self.bytes.len()
+                ))
+                .at(at),
+            )?;
+            return Ok(Name::empty());
+        };
+        match rest.iter().position(|&b| b == 0) {
+            Some(end) => Ok(Name::new(rest.get(..end).unwrap_or_default())),
+            None => {
+                ck.problem(
+                    Error::malformed(format!(
+                        "{}: the name at text offset {offset} has no NUL before the text block ends",
+                        what()
+                    ))
+                    .at(at),
+                )?;
+                Ok(Name::empty())
+            }
+        }
+    }
+}
+
+/// One vertex array as its record and the file lay it out.
+struct Array<'a> {
+    index: usize,
+    kind: u32,
+    format: u32,
+    size: u32,
+    bytes: &'a [u8],
+}
+
+fn component_size(format: u32) -> Option<u64> {
+    Some(match format {
+        0 | 1 => 1,
+        2 | 3 | 6 => 2,
+        4 | 5 | 7 => 4,
+        8 => 8,
+        _ => return None,
+    })
+}
+
+fn half(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let frac = f32::from(bits & 0x3ff);
+    match exp {
+        0 => sign * frac * (2.0f32).powi(-24),
+        31 if frac == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + frac / 1024.0) * (2.0f32).powi(e.saturating_sub(15)),
+    }
+}
+
+impl Array<'_> {
+    fn name(&self) -> String {
+        let kind = match self.kind {
+            POSITION => "position",
+            TEXCOORD => "texcoord",
+            NORMAL => "normal",
+            TANGENT => "tangent",
+            BLEND_INDEXES => "blend indexes",
+            BLEND_WEIGHTS => "blend weights",
+            COLOR => "color",
+            _ => "custom",
+        };
+        format!("vertex array {} ({kind})", self.index)
+    }
+
+    /// Component `c` of vertex `v` as a number; `unit` maps the integer formats onto [0, 1] or
+    /// [-1, 1] as normalised data is (colours and weights).
+    #[inline]
+    fn component(&self, v: usize, c: usize, unit: bool) -> f64 {
+        let Some(size) = component_size(self.format) else {
+            return 0.0;
+        };
+        let i = v
+            .saturating_mul(self.size as usize)
+            .saturating_add(c)
+            .saturating_mul(size as usize);
+        let Some(b) = self.bytes.get(i..i.saturating_add(size as usize)) else {
+            return 0.0;
+        };
+        let scale = |x: f64, max: f64| if unit { x / max } else { x };
+        match self.format {
+            0 => scale(
+                f64::from(b.first().copied().unwrap_or_default() as i8),
+                127.0,
+            ),
+            1 => scale(f64::from(b.first().copied().unwrap_or_default()), 255.0),
+            2 => scale(f64::from(Le::read_i16(b)), 32767.0),
+            3 => scale(f64::from(Le::read_u16(b)), 65535.0),
+            4 => scale(f64::from(Le::read_i32(b)), 2147483647.0),
+            5 => scale(f64::from(Le::read_u32(b)), 4294967295.0),
+            6 => f64::from(half(Le::read_u16(b))),
+            7 => f64::from(Le::read_f32(b)),
+            _ => Le::read_f64(b),
+        }
+    }
+
+    /// Every vertex's first `N` components as floats (missing ones from `fill`); NaN and
+    /// infinity are reported by the caller.
+    fn floats<const N: usize>(&self, count: usize, fill: [f32; N], unit: bool) -> Vec<[f32; N]> {
+        let have = (self.size as usize).min(N);
+        if self.format == FLOAT && self.size as usize == N {
+            // The portable layout: decoded straight from the bytes.
+            return self
+                .bytes
+                .chunks_exact(N.saturating_mul(4))
+                .take(count)
+                .map(|c| f32s::<N>(c, 0))
+                .collect();
+        }
+        (0..count)
+            .map(|v| {
+                let mut out = fill;
+                for (c, o) in out.iter_mut().enumerate().take(have) {
+                    *o = self.component(v, c, unit) as f32;
+                }
+                out
+            })
+            .collect()
+    }
+}
+
+/// Each vertex's four joints and their weights.
+type Blends = (Vec<[u32; 4]>, Vec<[f32; 4]>);
+
+/// The decoded vertex arrays, in the file's vertex numbering.
+#[derive(Default)]
+struct Vertices {
+    positions: Vec<[f32; 3]>,
+    normals: Option<Vec<[f32; 3]>>,
+    texcoords: Option<Vec<[f32; 2]>>,
+    colors: Option<Vec<[u8; 4]>>,
+    blends: Option<Blends>,
+}
+
+struct MeshRecord {
+    name: Name,
+    material: Name,
+    first_vertex: u32,
+    num_vertexes: u32,
+    first_triangle: u32,
+    num_triangles: u32,
+}
+
+struct Joint {
+    name: Name,
+    parent: i32,
+    local: Mat3x4,
+}
+
+struct Pose {
+    /// A channel can reach past [`MAX_MAGNITUDE`]: FTE's tools write 1e16 in every channel of
+    /// a joint an animation does not move (Nuclide's `.vvm` files).
+    wild: bool,
+    parent: i32,
+    mask: u32,
+    offset: [f32; 10],
+    scale: [f32; 10],
+}
+
+/// Reads an IQM file.
+pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
+    let id_len = data.len().min(MAGIC.len());
+    if data.get(..id_len) != MAGIC.get(..id_len) {
+        return Err(Error::unknown_format(
+            "header: id is not \"INTERQUAKEMODEL\" (not an IQM file)",
+        )
+        .at(0));
+    }
+    let head = data.get(..HEADER_SIZE as usize).ok_or_else(|| {
+        Error::truncated(format!(
+            "header: needs {HEADER_SIZE} bytes, the data has {}",
+            data.len()
+        ))
+        .at(0)
+    })?;
+    let mut words = [0u32; HEADER_WORDS];
+    for (k, w) in words.iter_mut().enumerate() {
+        *w = u32_of(head, 16usize.saturating_add(k.saturating_mul(4)));
+    }
+    let h = Header(words);
+    let version = match h.get(H::Version) {
+        2 => V2,
+        1 => V1,
+        v => {
+            return Err(Error::unsupported(format!(
+                "header: version {v} (IQM versions are 1 and 2)"
+            ))
+            .at(Header::at(H::Version)));
+        }
+    };
+    if h.get(H::Filesize) as usize != data.len() {
+        ck.tolerate(
+            Error::malformed(format!(
+                "header: filesize says {} bytes, the data has {} (FTE refuses such a file)",
+                h.get(H::Filesize),
+                data.len()
+            ))
+            .at(Header::at(H::Filesize)),
+        )?;
+    }
+    check_alignment(&h, ck)?;
+
+    let text = Text {
+        bytes: block(
+            data,
+            h.get(H::OfsText),
+            h.get(H::NumText).into(),
+            1,
+            "text block",
+        )?,
+    };
+    if text.bytes.first().is_some_and(|&b| b != 0) {
+        ck.tolerate(
+            Error::malformed("text block: does not start with the empty name (a NUL)")
+                .at(h.get(H::OfsText).into()),
+        )?;
+    }
+    let nv = h.get(H::NumVertexes);
+    let nt = h.get(H::NumTriangles);
+    let meshes = read_mesh_records(data, &h, &text, ck)?;
+    let arrays = read_arrays(data, &h, &text, ck)?;
+    let triangles = block(
+        data,
+        h.get(H::OfsTriangles),
+        nt.into(),
+        TRIANGLE_SIZE,
+        "triangle table",
+    )?;
+    if h.get(H::OfsAdjacency) != 0 {
+        check_adjacency(data, &h, ck)?;
+    }
+    let joints = read_joints(data, &h, &version, &text, ck)?;
+    let poses = read_pose_records(data, &h, &version, ck)?;
+    // Without poses the frames hold nothing but the rest pose, which is frame 0 already: as
+    // DarkPlaces, the model keeps that one pose.
+    let file_frames = if poses.is_empty() {
+        0
+    } else {
+        h.get(H::NumFrames)
+    };
+    if poses.is_empty() && (h.get(H::NumFrames) > 0 || h.get(H::NumAnims) > 0) {
+        ck.tolerate(Error::malformed(format!(
+            "{} frames and {} anims but no poses: the rest pose is the only frame, and the \
+             anims are left out",
+            h.get(H::NumFrames),
+            h.get(H::NumAnims)
+        )))?;
+    }
+    let anims = if poses.is_empty() {
+        Vec::new()
+    } else {
+        read_anims(data, &h, &text, ck)?
+    };
+    let bounds = if h.get(H::OfsBounds) != 0 {
+        block(
+            data,
+            h.get(H::OfsBounds),
+            h.get(H::NumFrames).into(),
+            BOUNDS_SIZE,
+            "bounds table",
+        )?
+    } else {
+        &[]
+    };
+    block(
+        data,
+        h.get(H::OfsComment),
+        h.get(H::NumComment).into(),
+        1,
+        "comment",
+    )?;
+
+    // The model's size, charged before anything is made for it. Meshes may each claim every
+    // vertex (and triangles may reach into other meshes' vertices), so the vertices the model
+    // holds are counted by mesh, not taken from the header.
+    let nb = u64::from(joints.len().max(poses.len()).max(1) as u32);
+    let frames = u64::from(file_frames).saturating_add(1);
+    let mesh_vertices = total(meshes.iter().map(|m| {
+        u64::from(m.num_vertexes).saturating_add(u64::from(m.num_triangles).saturating_mul(3))
+    }));
+    ck.reserve_parts(
+        &[
+            (u64::from(nv), 12 + 12 + 8 + 4 + 32),
+            (mesh_vertices, 4 * 32 + 12 + 12 + 8 + 4 + 8),
+            (u64::from(nt), 12),
+            (frames.saturating_mul(nb), 48),
+            (frames, 96),
+            (nb, 160),
+        ],
+        "the model",
+    )?;
+
+    let vertices = decode_vertices(&arrays, nv, &h, ck)?;
+    let skel = skeleton(&joints, &poses, !meshes.is_empty(), ck)?;
+    let nb = skel.bones.len();
+    let file_frames = file_frames as usize;
+    let mut all_poses: Vec<Mat3x4> = Vec::with_capacity(frames.saturating_mul(nb as u64) as usize);
+    all_poses.extend_from_slice(&skel.local);
+    let decoded = decode_frames(data, &h, &version, &poses, &skel, &mut all_poses, ck)?;
+    let Skeleton {
+        bones,
+        animation_only,
+        ..
+    } = skel;
+    if animation_only && decoded {
+        // An animation-only file has no rest pose: its first frame stands in.
+        all_poses.copy_within(nb..nb.saturating_mul(2), 0);
+    }
+    let mut bind_world = vec![Mat3x4::IDENTITY; nb];
+    concat_into(
+        &bones,
+        all_poses.get(..nb).unwrap_or_default(),
+        None,
+        &mut bind_world,
+    );
+    let inverse_bind: Vec<Mat3x4> = bind_world
+        .iter()
+        .map(|m| m.inverse().unwrap_or(Mat3x4::IDENTITY))
+        .collect();
+
+    let mut parts = ModelParts::new(Format::Iqm);
+    parts.source_version = Some(version.number);
+    parts.meshes = build_meshes(&meshes, triangles, &vertices, &inverse_bind, &h, ck)?;
+    // Without bones there is nothing to pose: the file's frames and anims, if any, are empty.
+    let (frames, animations, scene_of_anim) = if bones.is_empty() {
+        (Vec::new(), Vec::new(), Vec::new())
+    } else {
+        scenes(&anims, bounds, file_frames, ck)?
+    };
+    parts.events = read_extensions(data, &h, &text, &scene_of_anim, ck)?;
+    parts.bones = bones;
+    parts.frames = frames;
+    parts.poses = all_poses.into();
+    parts.animations = animations;
+    parts.up_axis = 2;
+    parts.handedness = 1;
+    if animation_only {
+        ck.note(
+            "an animation-only file: its bones have no names and no rest pose, and its first \
+             frame stands in for the bind pose"
+                .to_owned(),
+        );
+    }
+    Ok(parts)
+}
+
+/// The spec asks for every block at a multiple of 4 bytes; real files (Red Eclipse's, Nuclide's)
+/// break it and every engine reads them on x86, as ossa does.
+fn check_alignment(h: &Header, ck: &mut Checker) -> Result<()> {
+    let fields = [
+        (H::OfsText, "text"),
+        (H::OfsMeshes, "meshes"),
+        (H::OfsVertexArrays, "vertex arrays"),
+        (H::OfsTriangles, "triangles"),
+        (H::OfsAdjacency, "adjacency"),
+        (H::OfsJoints, "joints"),
+        (H::OfsPoses, "poses"),
+        (H::OfsAnims, "anims"),
+        (H::OfsFrames, "frames"),
+        (H::OfsBounds, "bounds"),
+        (H::OfsComment, "comment"),
+        (H::OfsExtensions, "extensions"),
+    ];
+    let odd: Vec<String> = fields
+        .iter()
+        .filter(|(f, _)| !h.get(*f).is_multiple_of(4))
+        .map(|(f, what)| format!("{what} at {:#x}", h.get(*f)))
+        .collect();
+    if let Some(first) = fields.iter().find(|(f, _)| !h.get(*f).is_multiple_of(4)) {
+        ck.tolerate(
+            Error::malformed(format!(
+                "header: offsets not at a multiple of 4 bytes as the spec asks ({}); read where \
+                 they lie",
+                odd.join(", ")
+            ))
+            .at(Header::at(first.0)),
+        )?;
+    }
+    Ok(())
+}
+
+fn read_mesh_records(
+    data: &[u8],
+    h: &Header,
+    text: &Text,
+    ck: &mut Checker,
+) -> Result<Vec<MeshRecord>> {
+    let ofs = h.get(H::OfsMeshes);
+    let bytes = block(
+        data,
+        ofs,
+        h.get(H::NumMeshes).into(),
+        MESH_SIZE,
+        "mesh table",
+    )?;
+    let (nv, nt) = (h.get(H::NumVertexes), h.get(H::NumTriangles));
+    let mut out = Vec::with_capacity(h.get(H::NumMeshes) as usize);
+    for (m, rec) in bytes.chunks_exact(MESH_SIZE as usize).enumerate() {
+        let at = record_at(ofs.into(), m, MESH_SIZE);
+        let mut r = MeshRecord {
+            name: text.name(u32_of(rec, 0), at, ck, || format!("mesh {m} name"))?,
+            material: text.name(u32_of(rec, 4), field_at(at, 4), ck, || {
+                format!("mesh {m} material")
+            })?,
+            first_vertex: u32_of(rec, 8),
+            num_vertexes: u32_of(rec, 12),
+            first_triangle: u32_of(rec, 16),
+            num_triangles: u32_of(rec, 20),
+        };
+        if u64::from(r.first_vertex).saturating_add(u64::from(r.num_vertexes)) > u64::from(nv) {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} ({}): vertices {}+{} past the file's {nv}",
+                    r.name, r.first_vertex, r.num_vertexes
+                ))
+                .at(field_at(at, 8)),
+            )?;
+            r.num_vertexes = 0;
+            r.first_vertex = 0;
+        }
+        if u64::from(r.first_triangle).saturating_add(u64::from(r.num_triangles)) > u64::from(nt) {
+            ck.problem(
+                Error::malformed(format!(
+                    "mesh {m} ({}): triangles {}+{} past the file's {nt}",
+                    r.name, r.first_triangle, r.num_triangles
+                ))
+                .at(field_at(at, 16)),
+            )?;
+            r.num_triangles = 0;
+            r.first_triangle = 0;
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+fn read_arrays<'a>(
+    data: &'a [u8],
+    h: &Header,
+    text: &Text,
+    ck: &mut Checker,
+) -> Result<Vec<Array<'a>>> {
+    let ofs = h.get(H::OfsVertexArrays);
+    let bytes = block(
+        data,
+        ofs,
+        h.get(H::NumVertexArrays).into(),
+        ARRAY_SIZE,
+        "vertex array table",
+    )?;
+    let nv = u64::from(h.get(H::NumVertexes));
+    let mut out: Vec<Array<'a>> = Vec::new();
+    for (i, rec) in bytes.chunks_exact(ARRAY_SIZE as usize).enumerate() {
+        let at = record_at(ofs.into(), i, ARRAY_SIZE);
+        let (kind, format, size, offset) = (
+            u32_of(rec, 0),
+            u32_of(rec, 8),
+            u32_of(rec, 12),
+            u32_of(rec, 16),
+        );
+        let Some(csize) = component_size(format) else {
+            ck.problem(
+                Error::unsupported(format!(
+                    "vertex array {i}: component format {format} is none of the spec's (0 byte \
+                     to 8 double)"
+                ))
+                .at(field_at(at, 8)),
+            )?;
+            continue;
+        };
+        if (7..CUSTOM).contains(&kind) {
+            ck.tolerate(
+                Error::malformed(format!(
+                    "vertex array {i}: type {kind} is reserved by the spec; the array is not used"
+                ))
+                .at(at),
+            )?;
+        }
+        if kind >= CUSTOM {
+            text.name(kind.saturating_sub(CUSTOM), at, ck, || {
+                format!("vertex array {i} custom name")
+            })?;
+        }
+        if size == 0 {
+            ck.problem(
+                Error::malformed(format!("vertex array {i}: 0 components a vertex"))
+                    .at(field_at(at, 12)),
+            )?;
+            continue;
+        }
+        let what = format!(
+            "vertex array {i} ({nv} vertices of {size} {})",
+            FORMAT_NAMES.get(format as usize).copied().unwrap_or("?")
+        );
+        let bytes = block(data, offset, nv.saturating_mul(size.into()), csize, &what)?;
+        out.push(Array {
+            index: i,
+            kind,
+            format,
+            size,
+            bytes,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether every value of a float array is a finite number: the first that is not is a
+/// problem at its vertex, and 0 stands in for it.
+fn finite<const N: usize>(values: &mut [[f32; N]], a: &Array, ck: &mut Checker) -> Result<()> {
+    for (v, x) in values.iter_mut().enumerate() {
+        if let Some(c) = x.iter().position(|c| !c.is_finite()) {
+            ck.problem(Error::malformed(format!(
+                "{} vertex {v}: component {c} is {}, not a finite number",
+                a.name(),
+                x.get(c).copied().unwrap_or_default()
+            )))?;
+            *x = [0.0; N];
+        }
+    }
+    Ok(())
+}
+
+fn decode_vertices(arrays: &[Array], nv: u32, h: &Header, ck: &mut Checker) -> Result<Vertices> {
+    let n = nv as usize;
+    for (k, a) in arrays.iter().enumerate() {
+        let earlier = arrays.get(..k).unwrap_or_default();
+        if a.kind < CUSTOM && earlier.iter().any(|b| b.kind == a.kind) {
+            ck.tolerate(Error::malformed(format!(
+                "{}: a second array of its type; the first is used",
+                a.name()
+            )))?;
+        }
+    }
+    // The first array of each type is the one used.
+    let find = |kind: u32| arrays.iter().find(|a| a.kind == kind);
+    let mut v = Vertices::default();
+    match find(POSITION) {
+        Some(a) => {
+            v.positions = a.floats::<3>(n, [0.0; 3], false);
+            finite(&mut v.positions, a, ck)?;
+        }
+        None if n > 0 && h.get(H::NumMeshes) > 0 => {
+            ck.problem(
+                Error::malformed(format!("the file has {n} vertices but no position array"))
+                    .at(Header::at(H::NumVertexArrays)),
+            )?;
+            v.positions = vec![[0.0; 3]; n];
+        }
+        None => {}
+    }
+    if let Some(a) = find(NORMAL) {
+        let mut normals = a.floats::<3>(n, [0.0; 3], false);
+        finite(&mut normals, a, ck)?;
+        v.normals = Some(normals);
+    }
+    if let Some(a) = find(TEXCOORD) {
+        let mut tc = a.floats::<2>(n, [0.0; 2], false);
+        finite(&mut tc, a, ck)?;
+        v.texcoords = Some(tc);
+    }
+    if let Some(a) = find(COLOR) {
+        let mut c = a.floats::<4>(n, [1.0; 4], true);
+        finite(&mut c, a, ck)?;
+        v.colors = Some(
+            c.iter()
+                .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8))
+                .collect(),
+        );
+    }
+    if let Some(a) = find(TANGENT) {
+        // Tangents are checked; the model derives its own where it needs them.
+        let mut t = a.floats::<4>(n, [0.0, 0.0, 0.0, 1.0], false);
+        finite(&mut t, a, ck)?;
+    }
+    match (find(BLEND_INDEXES), find(BLEND_WEIGHTS)) {
+        (Some(ia), Some(wa)) => {
+            let indexes: Vec<[u32; 4]> = (0..n)
+                .map(|vtx| {
+                    let mut out = [0u32; 4];
+                    for (c, o) in out.iter_mut().enumerate().take(ia.size as usize) {
+                        let x = ia.component(vtx, c, false);
+                        *o = if (0.0..4294967296.0).contains(&x) {
+                            x as u32
+                        } else {
+                            u32::MAX
+                        };
+                    }
+                    out
+                })
+                .collect();
+            let weight_unit = wa.format != FLOAT && wa.format != 6 && wa.format != 8;
+            let mut weights = wa.floats::<4>(n, [0.0; 4], weight_unit);
+            finite(&mut weights, wa, ck)?;
+            if ia.size > 4 || wa.size > 4 {
+                ck.tolerate(Error::malformed(format!(
+                    "blend arrays of {} indexes and {} weights a vertex: the first 4 are used",
+                    ia.size, wa.size
+                )))?;
+            }
+            v.blends = Some((indexes, weights));
+        }
+        (Some(a), None) | (None, Some(a)) => {
+            ck.tolerate(Error::malformed(format!(
+                "{}: blend indexes and weights come in pairs; the array is not used",
+                a.name()
+            )))?;
+        }
+        (None, None) => {}
+    }
+    Ok(v)
+}
+
+fn check_adjacency(data: &[u8], h: &Header, ck: &mut Checker) -> Result<()> {
+    let nt = h.get(H::NumTriangles);
+    let ofs = h.get(H::OfsAdjacency);
+    let bytes = block(data, ofs, nt.into(), TRIANGLE_SIZE, "adjacency table")?;
+    for (k, w) in bytes.chunks_exact(4).enumerate() {
+        let t = Le::read_u32(w);
+        if t != NO_NEIGHBOUR && t >= nt {
+            ck.tolerate(
+                Error::malformed(format!(
+                    "adjacency of triangle {} edge {}: triangle {t} out of range ({nt} \
+                     triangles); adjacency is not used",
+                    k / 3,
+                    k % 3
+                ))
+                .at(record_at(ofs.into(), k, 4)),
+            )?;
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A joint's or pose's rotation made a unit quaternion; a problem (the identity standing in)
+/// when it has no direction.
+fn unit_rotation(
+    q: [f32; 4],
+    at: u64,
+    ck: &mut Checker,
+    what: impl Fn() -> String,
+) -> Result<Quat> {
+    let quat = Quat::from_array(q);
+    let len = f64::from(quat.x)
+        .hypot(f64::from(quat.y))
+        .hypot(f64::from(quat.z).hypot(f64::from(quat.w)));
+    if !(len.is_finite() && len > 1e-12) {
+        ck.problem(
+            Error::malformed(format!("{}: rotation {q:?} is not a rotation", what())).at(at),
+        )?;
+        return Ok(Quat::IDENTITY);
+    }
+    let inv = 1.0 / len;
+    Ok(Quat::from_xyzw(
+        (f64::from(q[0]) * inv) as f32,
+        (f64::from(q[1]) * inv) as f32,
+        (f64::from(q[2]) * inv) as f32,
+        (f64::from(q[3]) * inv) as f32,
+    ))
+}
+
+/// Version 1 stores x, y, z of a unit quaternion; w is the negative root, as the SDK's
+/// `upgrade` tool, DarkPlaces and FTE complete it.
+fn complete_w(x: f32, y: f32, z: f32) -> f32 {
+    let (x, y, z) = (f64::from(x), f64::from(y), f64::from(z));
+    -(1.0 - (x * x + y * y + z * z)).max(0.0).sqrt() as f32
+}
+
+fn read_joints(
+    data: &[u8],
+    h: &Header,
+    version: &Version,
+    text: &Text,
+    ck: &mut Checker,
+) -> Result<Vec<Joint>> {
+    let ofs = h.get(H::OfsJoints);
+    let bytes = block(
+        data,
+        ofs,
+        h.get(H::NumJoints).into(),
+        version.joint,
+        "joint table",
+    )?;
+    let mut out: Vec<Joint> = Vec::with_capacity(h.get(H::NumJoints) as usize);
+    for (j, rec) in bytes.chunks_exact(version.joint as usize).enumerate() {
+        let at = record_at(ofs.into(), j, version.joint);
+        let name = text.name(u32_of(rec, 0), at, ck, || format!("joint {j} name"))?;
+        let mut parent = u32_of(rec, 4) as i32;
+        let earlier = parent == -1 || (parent >= 0 && (parent as usize) < j);
+        if !earlier {
+            ck.problem(
+                Error::malformed(format!(
+                    "joint {j} ({name}): parent {parent} is not an earlier joint or -1 \
+                     (DarkPlaces stops with an error, QF refuses the file)"
+                ))
+                .at(field_at(at, 4)),
+            )?;
+            parent = -1;
+        }
+        let t = f32s::<3>(rec, 8);
+        let (q, s) = if version.number == 2 {
+            (f32s::<4>(rec, 20), f32s::<3>(rec, 36))
+        } else {
+            let [x, y, z] = f32s::<3>(rec, 20);
+            ([x, y, z, complete_w(x, y, z)], f32s::<3>(rec, 32))
+        };
+        if let Some(k) = t.iter().chain(&q).chain(&s).position(|v| !v.is_finite()) {
+            ck.problem(
+                Error::malformed(format!(
+                    "joint {j} ({name}): value {k} of its transform is not a finite number"
+                ))
+                .at(field_at(at, 8)),
+            )?;
+            out.push(Joint {
+                name,
+                parent,
+                local: Mat3x4::IDENTITY,
+            });
+            continue;
+        }
+        let q = unit_rotation(q, field_at(at, 20), ck, || format!("joint {j} ({name})"))?;
+        out.push(Joint {
+            name,
+            parent,
+            local: Mat3x4::from_rotation_translation_scale(q, t, s),
+        });
+    }
+    Ok(out)
+}
+
+fn read_pose_records(
+    data: &[u8],
+    h: &Header,
+    version: &Version,
+    ck: &mut Checker,
+) -> Result<Vec<Pose>> {
+    let ofs = h.get(H::OfsPoses);
+    let bytes = block(
+        data,
+        ofs,
+        h.get(H::NumPoses).into(),
+        version.pose,
+        "pose table",
+    )?;
+    let nc = version.channels;
+    let mut out = Vec::with_capacity(h.get(H::NumPoses) as usize);
+    for (p, rec) in bytes.chunks_exact(version.pose as usize).enumerate() {
+        let at = record_at(ofs.into(), p, version.pose);
+        let mut parent = u32_of(rec, 0) as i32;
+        if parent < -1 || (parent >= 0 && parent as usize >= p) {
+            ck.problem(
+                Error::malformed(format!(
+                    "pose {p}: parent {parent} is not an earlier pose or -1"
+                ))
+                .at(at),
+            )?;
+            parent = -1;
+        }
+        let stored_mask = u32_of(rec, 4);
+        // Version 1's scale bits (6-8) are version 2's 7-9: bit 6 is w, which it derives.
+        let mask = if version.number == 1 {
+            (stored_mask & 0x3f) | ((stored_mask & 0x1c0) << 1) | (stored_mask & !0x1ff)
+        } else {
+            stored_mask
+        };
+        let mut offset = [0.0f32; 10];
+        let mut scale = [0.0f32; 10];
+        let base_scale = 8usize.saturating_add(nc.saturating_mul(4));
+        for c in 0..nc {
+            let at_o = 8usize.saturating_add(c.saturating_mul(4));
+            let at_s = base_scale.saturating_add(c.saturating_mul(4));
+            let o = rec
+                .get(at_o..at_o.saturating_add(4))
+                .map_or(0.0, Le::read_f32);
+            let s = rec
+                .get(at_s..at_s.saturating_add(4))
+                .map_or(0.0, Le::read_f32);
+            if !(o.is_finite() && s.is_finite()) {
+                ck.problem(
+                    Error::malformed(format!(
+                        "pose {p}: channel {c}'s offset or scale is not a finite number"
+                    ))
+                    .at(field_at(at, at_o as u64)),
+                )?;
+            }
+            // Version 1's channels 6-8 (scale) are version 2's 7-9: w (6) is derived.
+            let slot = if version.number == 1 && c >= 6 {
+                c.saturating_add(1)
+            } else {
+                c
+            };
+            if let (Some(os), Some(ss)) = (offset.get_mut(slot), scale.get_mut(slot)) {
+                *os = if o.is_finite() { o } else { 0.0 };
+                *ss = if s.is_finite() { s } else { 0.0 };
+            }
+        }
+        let used = 0x3ff & !(if version.number == 1 { 1 << 6 } else { 0 });
+        if mask & !used != 0 {
+            ck.tolerate(
+                Error::malformed(format!(
+                    "pose {p}: channel mask {stored_mask:#x} sets bits past the {nc} channels; \
+                     they are not read"
+                ))
+                .at(field_at(at, 4)),
+            )?;
+        }
+        let wild = (0..10).any(|c| {
+            let o = f64::from(offset.get(c).copied().unwrap_or_default());
+            let s = f64::from(scale.get(c).copied().unwrap_or_default());
+            !(in_range(o) && in_range(o + 65535.0 * s))
+        });
+        out.push(Pose {
+            wild,
+            parent,
+            mask: mask & used,
+            offset,
+            scale,
+        });
+    }
+    Ok(out)
+}
+
+struct Skeleton {
+    bones: Vec<Bone>,
+    /// Each bone's rest pose, parent-relative.
+    local: Vec<Mat3x4>,
+    /// No joints, only poses: the bones come from the poses.
+    animation_only: bool,
+}
+
+fn skeleton(
+    joints: &[Joint],
+    poses: &[Pose],
+    has_meshes: bool,
+    ck: &mut Checker,
+) -> Result<Skeleton> {
+    if !joints.is_empty() {
+        if !poses.is_empty() && poses.len() != joints.len() {
+            ck.problem(
+                Error::malformed(format!(
+                    "{} poses for {} joints: an animated file has one pose a joint (FTE and QF \
+                 refuse it)",
+                    poses.len(),
+                    joints.len()
+                ))
+                .at(Header::at(H::NumPoses)),
+            )?;
+        }
+        for (j, (joint, pose)) in joints.iter().zip(poses).enumerate() {
+            if joint.parent != pose.parent {
+                ck.tolerate(Error::malformed(format!(
+                    "pose {j}: parent {} differs from joint {j}'s ({}); the joint's is used, as \
+                     DarkPlaces, FTE and QF do",
+                    pose.parent, joint.parent
+                )))?;
+                break;
+            }
+        }
+        return Ok(Skeleton {
+            bones: joints
+                .iter()
+                .map(|j| Bone {
+                    name: j.name.clone(),
+                    parent: j.parent,
+                    flags: 0,
+                })
+                .collect(),
+            local: joints.iter().map(|j| j.local).collect(),
+            animation_only: false,
+        });
+    }
+    if !poses.is_empty() {
+        return Ok(Skeleton {
+            bones: poses
+                .iter()
+                .map(|p| Bone {
+                    name: Name::empty(),
+                    parent: p.parent,
+                    flags: 0,
+                })
+                .collect(),
+            local: vec![Mat3x4::IDENTITY; poses.len()],
+            animation_only: true,
+        });
+    }
+    // Neither joints nor poses: a static mesh, whose vertices stay where the file puts them.
+    let bones = if has_meshes {
+        vec![Bone {
+            name: Name::empty(),
+            parent: -1,
+            flags: BONE_SYNTHETIC,
+        }]
+    } else {
+        Vec::new()
+    };
+    let n = bones.len();
+    Ok(Skeleton {
+        bones,
+        local: vec![Mat3x4::IDENTITY; n],
+        animation_only: false,
+    })
+}
+
+/// Appends every file frame's parent-relative poses to `out`, frame-major; false when the file
+/// has no poses or no frames.
+fn decode_frames(
+    data: &[u8],
+    h: &Header,
+    version: &Version,
+    poses: &[Pose],
+    skel: &Skeleton,
+    out: &mut Vec<Mat3x4>,
+    ck: &mut Checker,
+) -> Result<bool> {
+    let nf = h.get(H::NumFrames) as usize;
+    if poses.is_empty() || nf == 0 {
+        return Ok(false);
+    }
+    let channels = h.get(H::NumFrameChannels) as usize;
+    let stored: usize = poses.iter().map(|p| p.mask.count_ones() as usize).sum();
+    if stored > channels {
+        return Err(Error::malformed(format!(
+            "the poses' channel masks set {stored} channels a frame, the header says {channels}"
+        ))
+        .at(Header::at(H::NumFrameChannels)));
+    }
+    if stored < channels {
+        ck.tolerate(
+            Error::malformed(format!(
+                "the header says {channels} channels a frame, the poses' masks set {stored}; \
+                 the rest are not read"
+            ))
+            .at(Header::at(H::NumFrameChannels)),
+        )?;
+    }
+    let values = block(
+        data,
+        h.get(H::OfsFrames),
+        (nf as u64).saturating_mul(channels as u64),
+        2,
+        "frame data",
+    )?;
+    let (bones, rest) = (&skel.bones, &skel.local);
+    let nb = bones.len();
+    let wild: Vec<String> = poses
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.wild)
+        .map(|(j, _)| match bones.get(j) {
+            Some(b) if !b.name.is_empty() => format!("{j} ({})", b.name),
+            _ => j.to_string(),
+        })
+        .collect();
+    if !wild.is_empty() {
+        ck.tolerate(
+            Error::malformed(format!(
+                "poses {}: channels reach past {MAX_MAGNITUDE:e} (FTE's tools write 1e16 for a \
+                 joint an animation leaves alone); those joints keep their rest pose",
+                wild.join(", ")
+            ))
+            .at(Header::at(H::OfsPoses)),
+        )?;
+    }
+    let v1 = version.number == 1;
+    for f in 0..nf {
+        let frame = values
+            .get(f.saturating_mul(channels).saturating_mul(2)..)
+            .unwrap_or_default();
+        let mut next = 0usize;
+        for (j, p) in poses.iter().enumerate().take(nb) {
+            let mut v = p.offset;
+            for (c, x) in v.iter_mut().enumerate() {
+                if p.mask & (1 << c) != 0 {
+                    let at = next.saturating_mul(2);
+                    let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
+                    next = next.saturating_add(1);
+                    let s = p.scale.get(c).copied().unwrap_or_default();
+                    *x += f32::from(raw) * s;
+                }
+            }
+            if p.wild {
+                out.push(rest.get(j).copied().unwrap_or(Mat3x4::IDENTITY));
+                continue;
+            }
+            let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = v;
+            let qw = if v1 { complete_w(qx, qy, qz) } else { qw };
+            let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
+            let q = if [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz]
+                .iter()
+                .all(|x| x.is_finite())
+            {
+                unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?
+            } else {
+                ck.problem(
+                    Error::malformed(format!(
+                        "frame {f} pose {j}: a channel is not a finite number"
+                    ))
+                    .at(at),
+                )?;
+                Quat::IDENTITY
+            };
+            out.push(Mat3x4::from_rotation_translation_scale(
+                q,
+                [tx, ty, tz],
+                [sx, sy, sz],
+            ));
+        }
+        // Poses past the skeleton's bones are not part of the model.
+        for _ in poses.len()..nb {
+            out.push(Mat3x4::IDENTITY);
+        }
+    }
+    Ok(true)
+}
+
+fn read_anims(data: &[u8], h: &Header, text: &Text, ck: &mut Checker) -> Result<Vec<Animation>> {
+    let ofs = h.get(H::OfsAnims);
+    let bytes = block(
+        data,
+        ofs,
+        h.get(H::NumAnims).into(),
+        ANIM_SIZE,
+        "anim table",
+    )?;
+    let nf = u64::from(h.get(H::NumFrames));
+    let mut out = Vec::with_capacity(h.get(H::NumAnims) as usize);
+    for (a, rec) in bytes.chunks_exact(ANIM_SIZE as usize).enumerate() {
+        let at = record_at(ofs.into(), a, ANIM_SIZE);
+        let name = text.name(u32_of(rec, 0), at, ck, || format!("anim {a} name"))?;
+        let mut first = u32_of(rec, 4);
+        let mut count = u32_of(rec, 8);
+        let rate = rec.get(12..16).map_or(0.0, Le::read_f32);
+        let flags = u32_of(rec, 16);
+        if u64::from(first).saturating_add(u64::from(count)) > nf {
+            ck.problem(
+                Error::malformed(format!(
+                    "anim {a} ({name}): frames {first}+{count} past the file's {nf}"
+                ))
+                .at(field_at(at, 4)),
+            )?;
+            first = 0;
+            count = 0;
+        }
+        let fps = if rate.is_finite() && rate > 0.0 {
+            rate
+        } else {
+            ck.tolerate(
+                Error::malformed(format!(
+                    "anim {a} ({name}): frame rate {rate}; played at {DEFAULT_FPS} fps as FTE \
+                     does (DarkPlaces holds its first frame)"
+                ))
+                .at(field_at(at, 12)),
+            )?;
+            DEFAULT_FPS
+        };
+        out.push(Animation {
+            name,
+            // After the bind pose, frame 0 of the model.
+            first_frame: first.saturating_add(1),
+            frame_count: count,
+            fps,
+            looping: flags & 1 != 0,
+            ..Animation::default()
+        });
+    }
+    Ok(out)
+}
+
+/// The model's frames, its scenes, and the scene each anim became (None: left out).
+type Scenes = (Vec<Frame>, Vec<Animation>, Vec<Option<u32>>);
+
+/// The model's frames (the bind pose, then the file's frames, named by the anim that plays
+/// them first, with their bounds) and its scenes.
+fn scenes(
+    anims: &[Animation],
+    bounds: &[u8],
+    file_frames: usize,
+    ck: &mut Checker,
+) -> Result<Scenes> {
+    let mut frames = Vec::with_capacity(file_frames.saturating_add(1));
+    frames.push(Frame::named("bind"));
+    for f in 0..file_frames {
+        let mut frame = Frame::named(&format!("frame {f}"));
+        if let Some(b) = bounds.get(f.saturating_mul(32)..f.saturating_mul(32).saturating_add(32)) {
+            let v = f32s::<8>(b, 0);
+            if v.iter().all(|x| x.is_finite()) {
+                frame.mins = [v[0], v[1], v[2]];
+                frame.maxs = [v[3], v[4], v[5]];
+                frame.yaw_radius = v[6];
+                frame.radius = v[7];
+            } else {
+                ck.problem(Error::malformed(format!(
+                    "bounds of frame {f}: a value is not a finite number"
+                )))?;
+            }
+        }
+        frames.push(frame);
+    }
+    let mut named = vec![false; frames.len()];
+    for a in anims {
+        for k in 0..a.frame_count {
+            let f = a.first_frame.saturating_add(k) as usize;
+            if let (Some(frame), Some(done)) = (frames.get_mut(f), named.get_mut(f))
+                && !*done
+            {
+                frame.name = Name::from(format!("{} {k}", a.name).as_str());
+                *done = true;
+            }
+        }
+    }
+    // An anim without frames has nothing to play: it is left out, and the scenes renumbered.
+    let mut animations = Vec::with_capacity(anims.len());
+    let mut scene_of_anim = Vec::with_capacity(anims.len());
+    for (i, a) in anims.iter().enumerate() {
+        if a.frame_count == 0 {
+            ck.tolerate(Error::malformed(format!(
+                "anim {i} ({}): no frames; it is left out",
+                a.name
+            )))?;
+            scene_of_anim.push(None);
+        } else {
+            scene_of_anim.push(Some(animations.len() as u32));
+            animations.push(a.clone());
+        }
+    }
+    if anims.is_empty() && file_frames > 0 {
+        // Frames without anims: one scene over them all, as FTE plays such a file.
+        animations.push(Animation {
+            name: Name::from("base"),
+            first_frame: 1,
+            frame_count: file_frames as u32,
+            fps: DEFAULT_FPS,
+            looping: true,
+            ..Animation::default()
+        });
+    }
+    Ok((frames, animations, scene_of_anim))
+}
+
+fn build_meshes(
+    records: &[MeshRecord],
+    triangles: &[u8],
+    v: &Vertices,
+    inverse_bind: &[Mat3x4],
+    h: &Header,
+    ck: &mut Checker,
+) -> Result<Vec<MeshParts>> {
+    let nv = h.get(H::NumVertexes);
+    let nb = inverse_bind.len() as u32;
+    let normals = match &v.normals {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => std::borrow::Cow::Owned(vertex_normals(&v.positions, triangles)),
+    };
+    let mut reached_out = 0usize;
+    let mut zero_weights = 0usize;
+    let mut off_weights = 0usize;
+    let mut out = Vec::with_capacity(records.len());
+    for (m, r) in records.iter().enumerate() {
+        // The mesh's vertices: its own range, then any vertex of another mesh its triangles use.
+        let mut order: Vec<u32> =
+            (r.first_vertex..r.first_vertex.saturating_add(r.num_vertexes)).collect();
+        let mut extra: HashMap<u32, u32> = HashMap::new();
+        let mut indices = Vec::with_capacity((r.num_triangles as usize).saturating_mul(3));
+        let first = r.first_triangle as usize;
+        for t in first..first.saturating_add(r.num_triangles as usize) {
+            let rec = triangles
+                .get(t.saturating_mul(12)..t.saturating_mul(12).saturating_add(12))
+                .unwrap_or_default();
+            let mut corner = [0u32; 3];
+            for (k, c) in corner.iter_mut().enumerate() {
+                let mut i = u32_of(rec, k.saturating_mul(4));
+                if i >= nv {
+                    ck.problem(
+                        Error::malformed(format!(
+                            "mesh {m} ({}) triangle {t} corner {k}: vertex {i} out of range \
+                             (the file has {nv})",
+                            r.name
+                        ))
+                        .at(record_at(
+                            h.get(H::OfsTriangles).into(),
+                            t.saturating_mul(3).saturating_add(k),
+                            4,
+                        )),
+                    )?;
+                    i = r.first_vertex;
+                }
+                *c = match i
+                    .checked_sub(r.first_vertex)
+                    .filter(|&l| l < r.num_vertexes)
+                {
+                    Some(local) => local,
+                    None => {
+                        let next = order.len() as u32;
+                        *extra.entry(i).or_insert_with(|| {
+                            order.push(i);
+                            reached_out = reached_out.saturating_add(1);
+                            next
+                        })
+                    }
+                };
+            }
+            // IQM's front faces wind clockwise; ossa's counter-clockwise.
+            let [a, b, c] = corner;
+            indices.extend_from_slice(&[a, c, b]);
+        }
+        let mut influence_start = Vec::with_capacity(order.len().saturating_add(1));
+        influence_start.push(0u32);
+        let mut influences: Vec<Influence> = Vec::with_capacity(order.len());
+        for (local, &g) in order.iter().enumerate() {
+            let g = g as usize;
+            let p = v.positions.get(g).copied().unwrap_or_default();
+            let n = normals.get(g).copied().unwrap_or_default();
+            let mut slots: [(u32, f32); 4] = [(0, 0.0); 4];
+            let mut used = 0usize;
+            if let Some((idx, wts)) = &v.blends {
+                let (ix, w) = (
+                    idx.get(g).copied().unwrap_or_default(),
+                    wts.get(g).copied().unwrap_or_default(),
+                );
+                for k in 0..4 {
+                    let (Some(&b), Some(&wk)) = (ix.get(k), w.get(k)) else {
+                        continue;
+                    };
+                    if wk <= 0.0 {
+                        continue;
+                    }
+                    if b >= nb {
+                        ck.problem(Error::malformed(format!(
+                            "mesh {m} ({}) vertex {local} (file vertex {g}) slot {k}: joint {b} \
+                             out of range (the model has {nb})",
+                            r.name
+                        )))?;
+                        continue;
+                    }
+                    if let Some(s) = slots.get_mut(used) {
+                        *s = (b, wk);
+                        used = used.saturating_add(1);
+                    }
+                }
+                if used == 0 {
+                    zero_weights = zero_weights.saturating_add(1);
+                    // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
+                    let b = ix.first().copied().filter(|&b| b < nb).unwrap_or(0);
+                    slots[0] = (b, 1.0);
+                    used = 1;
+                }
+            } else {
+                slots[0] = (0, 1.0);
+                used = 1;
+            }
+            let chosen = slots.get(..used).unwrap_or_default();
+            let sum: f32 = chosen.iter().map(|s| s.1).sum();
+            if (sum - 1.0).abs() > SUM_TOLERATED {
+                off_weights = off_weights.saturating_add(1);
+            }
+            let scale = if (sum - 1.0).abs() > SUM_EXACT {
+                1.0 / sum
+            } else {
+                1.0
+            };
+            for &(b, w) in chosen {
+                let w = w * scale;
+                let inv = inverse_bind
+                    .get(b as usize)
+                    .copied()
+                    .unwrap_or(Mat3x4::IDENTITY);
+                let o = inv.transform_point(p);
+                let d = inv.transform_vector(n);
+                if !o.iter().chain(&d).all(|x| (x * w).is_finite()) {
+                    return Err(Error::malformed(format!(
+                        "mesh {m} ({}) vertex {local}: its position in joint {b}'s bind space is \
+                         not a finite float (the position or the joint's transform is too large)",
+                        r.name
+                    )));
+                }
+                influences.push(Influence {
+                    origin: o.map(|x| x * w),
+                    weight: w,
+                    normal: d.map(|x| x * w),
+                    bone: b,
+                });
+            }
+            influence_start.push(influences.len() as u32);
+        }
+        out.push(MeshParts {
+            name: r.name.clone(),
+            shader: r.material.clone(),
+            influence_start,
+            influences,
+            indices,
+            texcoords: pick(&v.texcoords, &order),
+            colors: pick(&v.colors, &order),
+            ..MeshParts::default()
+        });
+    }
+    if reached_out > 0 {
+        ck.tolerate(Error::malformed(format!(
+            "triangles use {reached_out} vertices of other meshes: each such mesh gets its own \
+             copies (DarkPlaces indexes the whole file, FTE, QF and Red Eclipse read another \
+             mesh's slice)"
+        )))?;
+    }
+    if zero_weights > 0 {
+        ck.tolerate(Error::malformed(format!(
+            "{zero_weights} vertices have blend weights summing to 0: each follows its first \
+             joint alone, as DarkPlaces' CPU path and QF skin it"
+        )))?;
+    }
+    if off_weights > 0 {
+        ck.tolerate(Error::malformed(format!(
+            "{off_weights} vertices have blend weights not summing to 1 (255): they are scaled \
+             to 1"
+        )))?;
+    }
+    Ok(out)
+}
+
+/// A per-vertex list in the file's numbering, taken in a mesh's vertex order.
+fn pick<T: Copy + Default>(list: &Option<Vec<T>>, order: &[u32]) -> Option<Vec<T>> {
+    list.as_ref().map(|l| {
+        order
+            .iter()
+            .map(|&g| l.get(g as usize).copied().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Area-weighted vertex normals, for a file without a normal array.
+fn vertex_normals(positions: &[[f32; 3]], triangles: &[u8]) -> Vec<[f32; 3]> {
+    let mut acc = vec![[0.0f64; 3]; positions.len()];
+    for t in triangles.chunks_exact(12) {
+        let ix = [u32_of(t, 0), u32_of(t, 4), u32_of(t, 8)];
+        let p = |i: u32| {
+            positions
+                .get(i as usize)
+                .copied()
+                .unwrap_or_default()
+                .map(f64::from)
+        };
+        let (a, b, c) = (p(ix[0]), p(ix[1]), p(ix[2]));
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let w = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        // Clockwise front faces: the normal is (c - a) x (b - a).
+        let n = [
+            w[1] * u[2] - w[2] * u[1],
+            w[2] * u[0] - w[0] * u[2],
+            w[0] * u[1] - w[1] * u[0],
+        ];
+        for &i in &ix {
+            if let Some(s) = acc.get_mut(i as usize) {
+                for (sk, nk) in s.iter_mut().zip(n) {
+                    *sk += nk;
+                }
+            }
+        }
+    }
+    acc.into_iter()
+        .map(|n| {
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            if len > 0.0 && len.is_finite() {
+                n.map(|c| (c / len) as f32)
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect()
+}
+
+/// The extension list (FTE's): events become the scenes' events; the others are named in a
+/// warning, as ossa does not use them.
+fn read_extensions(
+    data: &[u8],
+    h: &Header,
+    text: &Text,
+    scene_of_anim: &[Option<u32>],
+    ck: &mut Checker,
+) -> Result<Vec<AnimationEvent>> {
+    let num_anims = scene_of_anim.len();
+    let mut events = Vec::new();
+    let mut ofs = h.get(H::OfsExtensions);
+    let mut unused = Vec::new();
+    for e in 0..h.get(H::NumExtensions) {
+        if ofs == 0 {
+            break;
+        }
+        let rec = block(data, ofs, 1, EXTENSION_SIZE, &format!("extension {e}"))?;
+        let at = u64::from(ofs);
+        let name = text.name(u32_of(rec, 0), at, ck, || format!("extension {e} name"))?;
+        let size = u32_of(rec, 4);
+        let body = block(
+            data,
+            u32_of(rec, 8),
+            size.into(),
+            1,
+            &format!("extension {e} ({name}) data"),
+        )?;
+        match name.as_bytes() {
+            b"FTE_EVENT" => {
+                if body.len() % 16 != 0 {
+                    ck.tolerate(Error::malformed(format!(
+                        "extension {e} (FTE_EVENT): {} bytes, not a multiple of 16; FTE ignores it",
+                        body.len()
+                    )).at(field_at(at, 4)))?;
+                } else {
+                    for (k, ev) in body.chunks_exact(16).enumerate() {
+                        let anim = u32_of(ev, 0);
+                        let time = ev.get(4..8).map_or(0.0, Le::read_f32);
+                        let code = u32_of(ev, 8);
+                        let value =
+                            text.name(u32_of(ev, 12), at, ck, || format!("FTE_EVENT {k} data"))?;
+                        let scene = scene_of_anim.get(anim as usize).copied().flatten();
+                        let Some(scene) = scene.filter(|_| time.is_finite()) else {
+                            ck.tolerate(Error::malformed(format!(
+                                "FTE_EVENT {k}: anim {anim} or time {time} out of range ({num_anims} anims); \
+                                 the event is dropped"
+                            )))?;
+                            continue;
+                        };
+                        events.push(AnimationEvent {
+                            animation: scene,
+                            time,
+                            bone: -1,
+                            key: Name::from(code.to_string().as_str()),
+                            value,
+                        });
+                    }
+                }
+            }
+            other => unused.push(String::from_utf8_lossy(other).into_owned()),
+        }
+        ofs = u32_of(rec, 12);
+    }
+    if !unused.is_empty() {
+        ck.note(format!(
+            "extensions ossa does not use: {}",
+            unused.join(", ")
+        ));
+    }
+    Ok(events)
+}
