@@ -58,7 +58,7 @@ static void test_format_names(void)
         OSSA_FORMAT_AUTO,     OSSA_FORMAT_DPM,      OSSA_FORMAT_SKM,      OSSA_FORMAT_SKP,
         OSSA_FORMAT_SIMS_SKN, OSSA_FORMAT_SIMS_BMF, OSSA_FORMAT_SIMS_CMX, OSSA_FORMAT_SIMS_BCF,
         OSSA_FORMAT_MM2_SKEL, OSSA_FORMAT_DMF,      OSSA_FORMAT_DMF_JSON, OSSA_FORMAT_MM2_MOD,
-        OSSA_FORMAT_GLB,      OSSA_FORMAT_GLTF,     OSSA_FORMAT_SIMS_MSH,
+        OSSA_FORMAT_GLB,      OSSA_FORMAT_GLTF,     OSSA_FORMAT_SIMS_MSH, OSSA_FORMAT_IQM,
     };
     const char *names[sizeof formats / sizeof formats[0]];
     size_t i, j;
@@ -81,8 +81,9 @@ static void test_format_names(void)
     dpm = ossa_format_name(OSSA_FORMAT_DPM);
     CHECK(dpm != NULL && (strstr(dpm, "DPM") != NULL || strstr(dpm, "dpm") != NULL));
     /* Unknown values still get a string (the header promises it; a NULL would be crash bait). */
-    CHECK(ossa_format_name(15) != NULL);
+    CHECK(ossa_format_name(16) != NULL);
     CHECK(strcmp(ossa_format_name(OSSA_FORMAT_SIMS_MSH), "OSSA_FORMAT_SIMS_MSH") == 0);
+    CHECK(strcmp(ossa_format_name(OSSA_FORMAT_IQM), "OSSA_FORMAT_IQM") == 0);
     CHECK(ossa_format_name(0xffffffffu) != NULL);
 }
 

@@ -344,7 +344,7 @@ static void test_null_arguments(void)
 static void test_invalid_options(void)
 {
     static const uint32_t bad_sizes[] = {0, 4};
-    static const uint32_t bad_formats[] = {OSSA_FORMAT_SIMS_MSH + 1, 999, 0xffffffffu};
+    static const uint32_t bad_formats[] = {OSSA_FORMAT_IQM + 1, 999, 0xffffffffu};
     ossa_load_options opt;
     size_t i;
 

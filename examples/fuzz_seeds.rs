@@ -17,7 +17,7 @@ use samples::{
 };
 
 /// The load targets and the format each forces.
-const LOAD_TARGETS: [(&str, Format); 13] = [
+const LOAD_TARGETS: [(&str, Format); 14] = [
     ("load_auto", Format::Auto),
     ("load_dpm", Format::Dpm),
     ("load_skm", Format::Skm),
@@ -31,6 +31,7 @@ const LOAD_TARGETS: [(&str, Format); 13] = [
     ("load_mm2_mod", Format::Mm2Mod),
     ("load_dmf", Format::Dmf),
     ("load_dmf_json", Format::DmfJson),
+    ("load_iqm", Format::Iqm),
 ];
 
 fn write_all(dir: &Path, target: &str, seeds: &[(String, Vec<u8>)]) -> std::io::Result<()> {

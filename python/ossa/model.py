@@ -41,6 +41,7 @@ class Format(enum.IntEnum):
     GLB = 12
     GLTF = 13
     SIMS_MSH = 14
+    IQM = 15
 
     @property
     def c_name(self) -> str:
@@ -78,6 +79,7 @@ _EXTENSIONS = [
     (".cmx", Format.SIMS_CMX),
     (".skel", Format.MM2_SKEL),
     (".mod", Format.MM2_MOD),
+    (".iqm", Format.IQM),
     (".dmf", Format.DMF),
     (".glb", Format.GLB),
     (".gltf", Format.GLTF),

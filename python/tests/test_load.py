@@ -48,6 +48,8 @@ def test_formats_match_the_header() -> None:
     assert ossa.Format.parse("skn") is ossa.Format.SIMS_SKN
     assert ossa.Format.from_path("xskin-colonel-HEAD-HEAD.msh") is ossa.Format.SIMS_MSH
     assert ossa.Format.SIMS_MSH.c_name == "OSSA_FORMAT_SIMS_MSH"
+    assert ossa.Format.from_path("tris.IQM") is ossa.Format.IQM
+    assert ossa.Format.IQM.c_name == "OSSA_FORMAT_IQM"
 
 
 def test_zombie_bones_meshes_and_scenes(zombie_path: Path) -> None:
