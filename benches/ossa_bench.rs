@@ -4,8 +4,8 @@
 //! `benches/baseline/dp_skin.c`, a scalar rendering of its generic path, with `-O2`). The measuring code (`benches/measure/`) is shared with `ossa bench`.
 //!
 //! ```text
-//! cargo bench                     the generated 100,000-vertex rig and the corpus's DPM and SKM
-//!                                 models of more than 1,000 vertices
+//! cargo bench                     the generated 100,000-vertex rig and the corpus's DPM, SKM and
+//!                                 IQM models of more than 1,000 vertices
 //! cargo bench -- zombie okrobot   only models whose name contains one of the words
 //! cargo bench -- path/to/x.dpm    these files
 //! cargo bench -- --quick          a short run (smaller budget; figures are noisier)

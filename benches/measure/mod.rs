@@ -380,12 +380,12 @@ fn corpus_dir() -> PathBuf {
     }
 }
 
-/// The corpus's DPM and SKM files, or a line saying why there are none.
+/// The corpus's DPM, SKM and IQM files, or a line saying why there are none.
 fn corpus_files() -> Result<Vec<PathBuf>, String> {
     let root = corpus_dir();
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     let mut files = Vec::new();
-    for (kind, ext) in [("dpm", "dpm"), ("skm", "skm")] {
+    for (kind, ext) in [("dpm", "dpm"), ("skm", "skm"), ("iqm", "iqm")] {
         let Ok(entries) = std::fs::read_dir(root.join(kind)) else {
             continue;
         };
@@ -398,7 +398,7 @@ fn corpus_files() -> Result<Vec<PathBuf>, String> {
     files.sort();
     if files.is_empty() {
         return Err(format!(
-            "corpus: no DPM or SKM files under {} (set OSSA_CORPUS); only the generated model is measured",
+            "corpus: no DPM, SKM or IQM files under {} (set OSSA_CORPUS); only the generated model is measured",
             root.display()
         ));
     }
