@@ -465,6 +465,11 @@ pub struct ModelParts {
     /// glTF file ossa exported is read back in its source's frame, and exporting it again must
     /// map that frame, not glTF's. None: `format`'s own.
     pub frame_format: Option<Format>,
+    /// The bytes of the file the model was read from, where its format's saver gives a model
+    /// read and saved unchanged back byte for byte by them (IQM keeps quantised channels, bounds
+    /// and tangents the model does not). None for a model that may have changed since:
+    /// [`Model::to_parts`] leaves it out.
+    pub source: Option<Arc<[u8]>>,
 }
 
 impl ModelParts {
@@ -489,6 +494,7 @@ impl ModelParts {
             suits: Vec::new(),
             source_version: None,
             frame_format: None,
+            source: None,
         }
     }
 }
@@ -707,6 +713,7 @@ pub struct Model {
     suits: Vec<Suit>,
     source_version: Option<u32>,
     frame_format: Option<Format>,
+    source: Option<Arc<[u8]>>,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -786,6 +793,7 @@ impl Model {
             suits,
             source_version,
             frame_format,
+            source,
         } = parts;
         // Stable: events at one time keep the order the file gives them.
         events.sort_by(|a, b| {
@@ -833,6 +841,7 @@ impl Model {
         model.suits = suits;
         model.source_version = source_version;
         model.frame_format = frame_format;
+        model.source = source;
         Ok(model)
     }
 
@@ -906,6 +915,7 @@ impl Model {
             suits: Vec::new(),
             source_version: None,
             frame_format: None,
+            source: None,
         }
     }
 
@@ -1040,6 +1050,7 @@ impl Model {
             extent: self.extent,
             unbound: self.unbound.clone(),
             warnings: Vec::new(),
+            source: None,
         }
     }
 
@@ -1091,6 +1102,12 @@ impl Model {
     pub fn suits(&self) -> &[Suit] {
         &self.suits
     }
+    /// The bytes of the file the model was read from, for a format whose saver gives them back
+    /// for a model saved unchanged (IQM); None for every other model.
+    pub fn source_bytes(&self) -> Option<&[u8]> {
+        self.source.as_deref()
+    }
+
     /// The version the model's file declared, which saving in that format keeps (Sims CMX
     /// text: 200 or 300; a mesh bound to a skeleton has the skeleton's); None otherwise.
     pub fn source_version(&self) -> Option<u32> {
@@ -1246,6 +1263,7 @@ impl Model {
             + meshes
             + textures
             + materials
+            + self.source.as_ref().map_or(0, |b| b.len())
             + suits
             + self.warnings.iter().map(Name::heap_bytes).sum::<usize>()
     }

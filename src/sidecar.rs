@@ -365,6 +365,8 @@ impl<'a> Sidecars<'a> {
                     s.first_frame = s.first_frame.saturating_add(skip as u32);
                 }
                 parts.animations = scenes;
+                // The model is no longer the file's alone.
+                parts.source = None;
                 parts.warnings.extend(warnings);
             }
             // A path ossa does not follow is the caller's to fix, not the sidecar's.

@@ -336,3 +336,38 @@ fn an_animation_only_file_has_its_first_frame_for_a_rest_pose() {
         [("jump".to_owned(), 1, 61), ("dance".to_owned(), 62, 61)]
     );
 }
+
+#[test]
+fn a_file_saved_unchanged_is_its_own_bytes_where_its_layout_is_the_specs() {
+    let files =
+        corpus_iqms("a_file_saved_unchanged_is_its_own_bytes_where_its_layout_is_the_specs");
+    let mut same = 0;
+    for (name, bytes) in &files {
+        let Ok(iqm) = iqm_ref::parse(bytes) else {
+            continue;
+        };
+        let model = load(bytes, name, false).unwrap();
+        let saved = model.save(Format::Iqm).unwrap();
+        if iqm_ref::laid_out_as_spec(&iqm) {
+            assert!(saved == *bytes, "{name}: saved differently");
+            same += 1;
+        } else {
+            // Written anew, aligned, and read by the reference reader as the same model.
+            assert_ne!(saved, *bytes, "{name}");
+            let again = iqm_ref::parse(&saved).unwrap();
+            assert!(
+                iqm_ref::laid_out_as_spec(&again),
+                "{name}: {:?}",
+                iqm_ref::layout_problems(&again)
+            );
+            assert_eq!(again.joints.len(), model.bones().len(), "{name}");
+            assert_eq!(again.triangles.len(), iqm.triangles.len(), "{name}");
+        }
+        // A model that may have changed is written from what it holds, not from the file.
+        let rebuilt = Model::from_parts(model.to_parts()).unwrap();
+        assert!(rebuilt.source_bytes().is_none());
+    }
+    if !files.is_empty() {
+        assert!(same >= 20, "{same} files saved as their own bytes");
+    }
+}

@@ -459,6 +459,8 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             (frames.saturating_mul(nb), 48),
             (frames, 96),
             (nb, 160),
+            // The file itself, kept for saving it unchanged.
+            (data.len() as u64, 1),
         ],
         "the model",
     )?;
@@ -493,6 +495,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
     let mut parts = ModelParts::new(Format::Iqm);
     parts.source_version = Some(version.number);
+    parts.source = Some(data.into());
     parts.meshes = build_meshes(&meshes, triangles, &vertices, &inverse_bind, &h, ck)?;
     // Without bones there is nothing to pose: the file's frames and anims, if any, are empty.
     let (frames, animations, scene_of_anim) = if bones.is_empty() {

@@ -16,6 +16,7 @@ use byteorder::LittleEndian;
 
 use super::MAGIC;
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::format::binary::{put_f32, put_u32, put_zeros};
 use crate::math::{Decomposed, Mat3x4};
 use crate::model::{Influence, Model, Name};
@@ -72,6 +73,22 @@ const MIN_RANGE: f32 = 1e-10;
 /// extensions.
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {}
+
+/// Whether `bytes`, an IQM ossa read, is version 2 with every block at a multiple of 4 bytes.
+fn spec_layout(bytes: &[u8]) -> bool {
+    let word = |at: usize| {
+        bytes
+            .get(at..at.saturating_add(4))
+            .map(<LittleEndian as byteorder::ByteOrder>::read_u32)
+    };
+    // Version, then the offsets among the header's words (text, meshes, vertex arrays,
+    // triangles, adjacency, joints, poses, anims, frames, bounds, comment, extensions).
+    const OFFSETS: [usize; 12] = [32, 40, 52, 60, 64, 72, 80, 88, 100, 104, 112, 120];
+    word(16) == Some(2)
+        && OFFSETS
+            .iter()
+            .all(|&at| word(at).is_some_and(|o| o.is_multiple_of(4)))
+}
 
 fn to_u32(n: usize, what: impl FnOnce() -> String) -> Result<u32> {
     u32::try_from(n)
@@ -712,6 +729,15 @@ fn records_len(count: usize, size: u64) -> u64 {
 /// file: joints, poses, anims and frames.
 pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
     let WriteOptions {} = options;
+    // A model read from an IQM and not changed since is its file: written again, it keeps the
+    // quantised channels, bounds, tangents, comment and extensions the model does not hold.
+    // Files whose offsets break the spec's alignment are written anew, aligned.
+    if model.format() == Format::Iqm
+        && let Some(bytes) = model.source_bytes()
+        && spec_layout(bytes)
+    {
+        return Ok(bytes.to_vec());
+    }
     if model.unbound().is_some() {
         return Err(Error::invalid_argument(
             "the model's meshes wait for a skeleton: bind them to one before saving as IQM",
