@@ -1,8 +1,6 @@
 //! Reading IQM versions 2 and 1. Pass one locates and checks every table against the file;
 //! pass two decodes what the model keeps, after the memory it needs has been charged.
 
-use std::collections::HashMap;
-
 use byteorder::{ByteOrder, LittleEndian as Le};
 use glam::Quat;
 
@@ -265,6 +263,12 @@ impl Array<'_> {
             7 => f64::from(Le::read_f32(b)),
             _ => Le::read_f64(b),
         }
+    }
+
+    /// The portable layout's bytes (blend indexes and weights, colours): four unsigned bytes a
+    /// vertex, read as they lie.
+    fn ubytes4(&self) -> Option<&[[u8; 4]]> {
+        (self.format == 1 && self.size == 4).then_some(self.bytes.as_chunks::<4>().0)
     }
 
     /// Every vertex's first `N` components as floats (missing ones from `fill`); NaN and
@@ -750,22 +754,32 @@ fn decode_vertices(arrays: &[Array], nv: u32, h: &Header, ck: &mut Checker) -> R
     }
     match (find(BLEND_INDEXES), find(BLEND_WEIGHTS)) {
         (Some(ia), Some(wa)) => {
-            let indexes: Vec<[u32; 4]> = (0..n)
-                .map(|vtx| {
-                    let mut out = [0u32; 4];
-                    for (c, o) in out.iter_mut().enumerate().take(ia.size as usize) {
-                        let x = ia.component(vtx, c, false);
-                        *o = if (0.0..4294967296.0).contains(&x) {
-                            x as u32
-                        } else {
-                            u32::MAX
-                        };
-                    }
-                    out
-                })
-                .collect();
+            let indexes: Vec<[u32; 4]> = match ia.ubytes4() {
+                Some(b) => b.iter().take(n).map(|b| b.map(u32::from)).collect(),
+                None => (0..n)
+                    .map(|vtx| {
+                        let mut out = [0u32; 4];
+                        for (c, o) in out.iter_mut().enumerate().take(ia.size as usize) {
+                            let x = ia.component(vtx, c, false);
+                            *o = if (0.0..4294967296.0).contains(&x) {
+                                x as u32
+                            } else {
+                                u32::MAX
+                            };
+                        }
+                        out
+                    })
+                    .collect(),
+            };
             let weight_unit = wa.format != FLOAT && wa.format != 6 && wa.format != 8;
-            let mut weights = wa.floats::<4>(n, [0.0; 4], weight_unit);
+            let mut weights = match wa.ubytes4() {
+                Some(b) => b
+                    .iter()
+                    .take(n)
+                    .map(|b| b.map(|x| f32::from(x) / 255.0))
+                    .collect(),
+                None => wa.floats::<4>(n, [0.0; 4], weight_unit),
+            };
             finite(&mut weights, wa, ck)?;
             if ia.size > 4 || wa.size > 4 {
                 ck.tolerate(Error::malformed(format!(
@@ -817,9 +831,12 @@ fn unit_rotation(
     what: impl Fn() -> String,
 ) -> Result<Quat> {
     let quat = Quat::from_array(q);
-    let len = f64::from(quat.x)
-        .hypot(f64::from(quat.y))
-        .hypot(f64::from(quat.z).hypot(f64::from(quat.w)));
+    // The square of an f32 is far inside an f64's range.
+    let len = [quat.x, quat.y, quat.z, quat.w]
+        .iter()
+        .map(|&c| f64::from(c) * f64::from(c))
+        .sum::<f64>()
+        .sqrt();
     if !(len.is_finite() && len > 1e-12) {
         ck.problem(
             Error::malformed(format!("{}: rotation {q:?} is not a rotation", what())).at(at),
@@ -1145,12 +1162,14 @@ fn decode_frames(
         let mut next = 0usize;
         for (j, p) in poses.iter().enumerate().take(nb) {
             let mut v = p.offset;
-            for (c, x) in v.iter_mut().enumerate() {
-                if p.mask & (1 << c) != 0 {
-                    let at = next.saturating_mul(2);
-                    let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
-                    next = next.saturating_add(1);
-                    let s = p.scale.get(c).copied().unwrap_or_default();
+            let mut bits = p.mask;
+            while bits != 0 {
+                let c = bits.trailing_zeros() as usize;
+                bits &= bits.wrapping_sub(1);
+                let at = next.saturating_mul(2);
+                let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
+                next = next.saturating_add(1);
+                if let (Some(x), Some(&s)) = (v.get_mut(c), p.scale.get(c)) {
                     *x += f32::from(raw) * s;
                 }
             }
@@ -1158,22 +1177,17 @@ fn decode_frames(
                 out.push(rest.get(j).copied().unwrap_or(Mat3x4::IDENTITY));
                 continue;
             }
+            // Not wild: every channel lies between its offset and offset + 65535 * scale, both
+            // within 1e9, so every value is finite.
             let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = v;
             let qw = if v1 { complete_w(qx, qy, qz) } else { qw };
-            let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
-            let q = if [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz]
-                .iter()
-                .all(|x| x.is_finite())
-            {
-                unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?
+            let len2 = qx * qx + qy * qy + qz * qz + qw * qw;
+            let q = if len2 > 1e-24 {
+                let inv = len2.sqrt().recip();
+                Quat::from_xyzw(qx * inv, qy * inv, qz * inv, qw * inv)
             } else {
-                ck.problem(
-                    Error::malformed(format!(
-                        "frame {f} pose {j}: a channel is not a finite number"
-                    ))
-                    .at(at),
-                )?;
-                Quat::IDENTITY
+                let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
+                unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?
             };
             out.push(Mat3x4::from_rotation_translation_scale(
                 q,
@@ -1331,11 +1345,15 @@ fn build_meshes(
     let mut zero_weights = 0usize;
     let mut off_weights = 0usize;
     let mut out = Vec::with_capacity(records.len());
+    // Each file vertex's number in the mesh being built, where a triangle reached it outside
+    // the mesh's range (u32::MAX: not yet); made at the first such vertex, and charged with
+    // the vertices at load.
+    let mut copies: Vec<u32> = Vec::new();
     for (m, r) in records.iter().enumerate() {
         // The mesh's vertices: its own range, then any vertex of another mesh its triangles use.
         let mut order: Vec<u32> =
             (r.first_vertex..r.first_vertex.saturating_add(r.num_vertexes)).collect();
-        let mut extra: HashMap<u32, u32> = HashMap::new();
+        let own = order.len();
         let mut indices = Vec::with_capacity((r.num_triangles as usize).saturating_mul(3));
         let first = r.first_triangle as usize;
         for t in first..first.saturating_add(r.num_triangles as usize) {
@@ -1366,18 +1384,30 @@ fn build_meshes(
                 {
                     Some(local) => local,
                     None => {
-                        let next = order.len() as u32;
-                        *extra.entry(i).or_insert_with(|| {
-                            order.push(i);
-                            reached_out = reached_out.saturating_add(1);
-                            next
-                        })
+                        if copies.is_empty() {
+                            copies = vec![u32::MAX; nv as usize];
+                        }
+                        match copies.get_mut(i as usize) {
+                            Some(slot) if *slot != u32::MAX => *slot,
+                            Some(slot) => {
+                                *slot = order.len() as u32;
+                                order.push(i);
+                                reached_out = reached_out.saturating_add(1);
+                                *slot
+                            }
+                            None => 0,
+                        }
                     }
                 };
             }
             // IQM's front faces wind clockwise; ossa's counter-clockwise.
             let [a, b, c] = corner;
             indices.extend_from_slice(&[a, c, b]);
+        }
+        for &g in order.get(own..).unwrap_or_default() {
+            if let Some(slot) = copies.get_mut(g as usize) {
+                *slot = u32::MAX;
+            }
         }
         let mut influence_start = Vec::with_capacity(order.len().saturating_add(1));
         influence_start.push(0u32);
