@@ -7,6 +7,7 @@
 
 pub mod animation;
 pub mod assemble;
+mod attach;
 pub mod capi;
 mod cursor;
 pub mod error;

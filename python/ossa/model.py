@@ -800,6 +800,14 @@ class Model:
         """A new model with these meshes on `skeleton`'s bones (SKM on SKP, Sims mesh on CMX...)."""
         return bind(self, skeleton)
 
+    def add_animations(self, animations: Model) -> Model:
+        """A new model with the frames and scenes of `animations` after its own: an
+        animation-only IQM (its poses bound by index) or a model whose bones match by name."""
+        out = ffi.new("ossa_model **")
+        record = ffi.new("ossa_error *")
+        raise_record(lib.ossa_model_add_animations(self._ptr, animations._ptr, out, record), record)
+        return Model._adopt(out[0])
+
     def optimize(self, flags: OptimizeFlag | int) -> tuple[Model, OptimizeReport]:
         out = ffi.new("ossa_model **")
         report = ffi.new("ossa_optimize_report *")

@@ -151,3 +151,15 @@ def test_skm_reads_its_skp_and_sims_mesh_binds_to_a_skeleton(corpus: Path) -> No
                 assert not dressed.info.unbound
                 assert dressed.info.bone_count == 29
                 assert dressed.info.vertex_count == body.info.vertex_count > 0
+
+
+def test_an_iqm_takes_the_animations_of_its_animation_only_file(corpus):
+    guy = ossa.load(corpus / "iqm" / "raylib_guy.iqm")
+    anims = ossa.load(corpus / "iqm" / "raylib_guyanim.iqm")
+    assert guy.info.format == ossa.Format.IQM
+    both = guy.add_animations(anims)
+    assert both.info.frame_count == 123 + 122
+    assert both.info.animation_count == 4
+    static = ossa.load(corpus / "iqm" / "ksdk_bush.iqm")
+    with pytest.raises(ossa.MismatchError):
+        guy.add_animations(static)

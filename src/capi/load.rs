@@ -448,6 +448,37 @@ pub unsafe extern "C" fn ossa_model_bind(
     })
 }
 
+/// A new model: `model` with the frames and scenes of `animations` added after its own (and
+/// their events): an animation-only IQM (Red Eclipse's `iqmanim` files, raylib's `guyanim.iqm`)
+/// or any animated model whose bones match. Bones are matched by name where both name them, and
+/// by index where `animations` does not (an animation-only IQM's poses): pose k moves bone k. A
+/// bone the animations do not move keeps its rest pose in their frames, with a warning.
+/// `animations`' frame 0 (its rest pose) is added only where one of its scenes plays it; its
+/// scenes follow `model`'s, their first frames renumbered. Neither input changes.
+/// OSSA_ERR_MISMATCH: `model` waits for a skeleton, `animations` has no frames to add, no bone
+/// matches, or its unnamed bones outnumber `model`'s. OSSA_ERR_LIMIT: more than 65536 frames.
+///
+/// # Safety
+/// `model` and `animations` are live handles; `out` is writable; `error` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_model_add_animations(
+    model: *const ossa_model,
+    animations: *const ossa_model,
+    out: *mut *mut ossa_model,
+    error: *mut ossa_error,
+) -> u32 {
+    guard(error, || {
+        let model = model_ref(model)?;
+        let animations = model_ref(animations)?;
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        let added = model.with_animations(animations)?;
+        hand_out(out, added);
+        Ok(())
+    })
+}
+
 /// A new model: `model` (a skeleton, or meshes bound to one) with every skill of the Sims
 /// character file (CMX or BCF) at `path` added. Each skill's numbers are read from
 /// `ANIMATION.cfp` beside the file, ANIMATION being the skill's animation name as the file spells
