@@ -17,6 +17,10 @@
 //! - MM2 `.mod`: the skeleton is `NAME.skel` beside `NAME.mod` (the game's archives keep
 //!   `pedmodel_woman.mod` with `pedmodel_woman.skel`, `.shaders` and `.csv` of the same name in
 //!   `anim/`). None there is `NotFound`, naming it.
+//! - IQM (Red Eclipse, Tesseract): `MODEL.iqm.cfg` beside the model, else an `iqm.cfg` there
+//!   whose `iqmload` names it, adds each `iqmanim` file's animations (bound by bone index, as
+//!   the engines bind them), played under the line's names at its speed. A file that cannot be
+//!   used is a warning (strict mode refuses it).
 //! - Sims skills: a skill's values are in `ANIMATION.cfp` beside the character file (CMX or
 //!   BCF) that holds the skill, `ANIMATION` being the skill's animation name as the file spells
 //!   it (the game's own names: `xskill-A2O-idle1.cfp`). A skill of a version-200 file (the
@@ -406,6 +410,9 @@ impl<'a> Sidecars<'a> {
         options: &LoadOptions,
         allowance: &mut Allowance,
     ) -> Result<Model> {
+        if model.format() == Format::Iqm {
+            return self.iqm_cfg(model, options, allowance);
+        }
         if model.unbound().is_none() {
             return Ok(model);
         }
@@ -444,6 +451,122 @@ impl<'a> Sidecars<'a> {
         drop(data);
         allowance.charge(skeleton.heap_bytes() as u64, &path)?;
         Model::bind(model, &skeleton).map_err(|e| e.within(format!("binding to {path}")))
+    }
+
+    /// An IQM's animations from the Red Eclipse configuration beside it, if there is one.
+    fn iqm_cfg(
+        &self,
+        model: Model,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<Model> {
+        let own = self.sibling(&format!("{}.cfg", self.file_name));
+        let shared = self.sibling("iqm.cfg");
+        let (path, text) = match allowance.read(self.fs, &own)? {
+            Some(text) => (own, text),
+            None => match allowance.read(self.fs, &shared)? {
+                Some(text) => (shared.clone(), text),
+                None => return Ok(model),
+            },
+        };
+        let file = label(&path);
+        let parsed = crate::format::iqm::parse_cfg((*text).as_ref()).map_err(|e| e.in_file(&file));
+        allowance.release((*text).as_ref().len());
+        drop(text);
+        let cfg = match parsed {
+            Ok(cfg) => cfg,
+            Err(e) if options.strict => return Err(e),
+            Err(e) => return Ok(model.with_warnings(vec![format!("{e}; the file is not used")])),
+        };
+        // A directory's iqm.cfg configures the mesh it loads, which may be another.
+        let loads_this = cfg
+            .load
+            .as_deref()
+            .is_some_and(|l| label(l).as_ref() == label(&self.file_name).as_ref());
+        if path == shared && !loads_this {
+            return Ok(model);
+        }
+        let mut model = model;
+        let mut warnings = Vec::new();
+        for anim in &cfg.anims {
+            match self.iqm_anim(&model, anim, options, allowance) {
+                Ok(m) => model = m,
+                Err(e) if options.strict || e.code() == ErrorCode::InvalidArgument => {
+                    return Err(e.on_line(anim.line).in_file(&file));
+                }
+                Err(e) => warnings.push(format!(
+                    "{file}: line {}: {e}; the animation is left out",
+                    anim.line
+                )),
+            }
+        }
+        Ok(model.with_warnings(warnings))
+    }
+
+    /// `model` with the animations of one `iqmanim` line added.
+    fn iqm_anim(
+        &self,
+        model: &Model,
+        line: &crate::format::iqm::CfgAnim,
+        options: &LoadOptions,
+        allowance: &mut Allowance,
+    ) -> Result<Model> {
+        let path = self.sibling(&line.file);
+        let path = contained(&path)?.to_owned();
+        let Some(data) = allowance.read(self.fs, &path)? else {
+            return Err(Error::not_found(format!("{path} does not exist")));
+        };
+        let anim_options = LoadOptions {
+            format: Format::Iqm,
+            name: Some(path.clone()),
+            io: None,
+            max_bytes: allowance.left(),
+            ..options.clone()
+        };
+        let anims = crate::format::load((*data).as_ref(), &anim_options)?;
+        allowance.release((*data).as_ref().len());
+        drop(data);
+        allowance.charge(anims.heap_bytes() as u64, &path)?;
+        let before = model.animations().len();
+        let added = model
+            .with_animations(&anims)
+            .map_err(|e| e.within(format!("adding {path}")))?;
+        // The file's frames play as each of the line's names: all of them, or its one anim.
+        let mut parts = added.to_parts();
+        parts.warnings = added.warnings().iter().map(|w| w.to_string()).collect();
+        let new = parts.animations.split_off(before);
+        let chosen: Vec<&Animation> = new
+            .iter()
+            .filter(|s| {
+                line.anim
+                    .as_deref()
+                    .is_none_or(|n| s.name.as_bytes() == n.as_bytes())
+            })
+            .collect();
+        let (Some(first), Some(end)) = (
+            chosen.iter().map(|s| s.first_frame).min(),
+            chosen
+                .iter()
+                .map(|s| s.first_frame.saturating_add(s.frame_count))
+                .max(),
+        ) else {
+            return Err(Error::not_found(format!(
+                "{path} has no anim {:?}",
+                line.anim.as_deref().unwrap_or_default()
+            )));
+        };
+        let template = chosen.first().map(|s| (*s).clone()).unwrap_or_default();
+        parts.events.retain(|e| (e.animation as usize) < before);
+        for name in &line.names {
+            parts.animations.push(Animation {
+                name: name.as_str().into(),
+                first_frame: first,
+                frame_count: end.saturating_sub(first),
+                fps: line.speed.unwrap_or(template.fps),
+                ..template.clone()
+            });
+        }
+        Model::from_parts(parts)
     }
 
     /// An MM2 mesh's skeleton: `NAME.skel` beside `NAME.mod`.

@@ -155,3 +155,142 @@ fn what_cannot_be_bound_is_a_mismatch() {
         partly.warnings()
     );
 }
+
+/// A directory laid out as the game ships it: each corpus file under its original name.
+fn game_dir(what: &str, files: &[(&str, &str)], test: &str) -> Option<std::path::PathBuf> {
+    let corpus = corpus::corpus_subdir("iqm", test)?;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("iqm-cfg-{what}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (from, to) in files {
+        std::fs::copy(corpus.join(from), dir.join(to)).unwrap();
+    }
+    Some(dir)
+}
+
+#[test]
+fn a_red_eclipse_iqm_cfg_adds_its_iqmanim_files() {
+    let test = "a_red_eclipse_iqm_cfg_adds_its_iqmanim_files";
+    // Red Eclipse's giraffe hat: head/giraffe/{mesh.iqm, anim_idle.iqm, iqm.cfg}.
+    let Some(dir) = game_dir(
+        "giraffe",
+        &[
+            ("rev_giraffe_mesh.iqm", "mesh.iqm"),
+            ("rev_giraffe_anim_idle.iqm", "anim_idle.iqm"),
+            ("rev_giraffe.iqm.cfg", "iqm.cfg"),
+        ],
+        test,
+    ) else {
+        return;
+    };
+    let model = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default()).unwrap();
+    let scenes: Vec<_> = model
+        .animations()
+        .iter()
+        .map(|a| {
+            (
+                a.name.to_string_lossy(),
+                a.first_frame,
+                a.frame_count,
+                a.fps,
+            )
+        })
+        .collect();
+    // `iqmanim "idle" anim_idle.iqm`: its one anim of 2 frames, at the file's 24 fps.
+    assert_eq!(scenes, [("idle".to_owned(), 1, 2, 24.0)]);
+    assert_eq!(model.frames().len(), 3);
+    // Another mesh in the directory is not what this iqm.cfg loads: nothing is added to it.
+    std::fs::copy(dir.join("mesh.iqm"), dir.join("other.iqm")).unwrap();
+    let other = Model::load_file(dir.join("other.iqm"), &LoadOptions::default()).unwrap();
+    assert!(other.animations().is_empty());
+
+    // A missing file is a warning naming the line.
+    std::fs::write(
+        dir.join("iqm.cfg"),
+        "iqmload mesh.iqm\niqmanim \"idle|stand\" anim_idle.iqm 12\niqmanim run run.iqm\n",
+    )
+    .unwrap();
+    let model = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default()).unwrap();
+    let names: Vec<_> = model
+        .animations()
+        .iter()
+        .map(|a| (a.name.to_string_lossy(), a.first_frame, a.fps))
+        .collect();
+    assert_eq!(
+        names,
+        [("idle".to_owned(), 1, 12.0), ("stand".to_owned(), 1, 12.0)]
+    );
+    assert!(
+        model
+            .warnings()
+            .iter()
+            .any(|w| w.to_string().contains("iqm.cfg: line 3") && w.to_string().contains("run.iqm")),
+        "{:?}",
+        model.warnings()
+    );
+    // A file outside the directory is never read.
+    std::fs::write(
+        dir.join("iqm.cfg"),
+        "iqmload mesh.iqm\niqmanim idle ../x.iqm\n",
+    )
+    .unwrap();
+    let e = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default())
+        .err()
+        .unwrap();
+    assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
+}
+
+#[test]
+fn the_red_eclipse_player_takes_its_animations_from_model_iqm_cfg() {
+    let test = "the_red_eclipse_player_takes_its_animations_from_model_iqm_cfg";
+    let Some(dir) = game_dir(
+        "player",
+        &[
+            ("rea_RE_Player_male.iqm", "RE_Player_male.iqm"),
+            ("rea_player_dead.iqm", "dead.iqm"),
+            ("rea_player_boost_forward.iqm", "boost_forward.iqm"),
+        ],
+        test,
+    ) else {
+        return;
+    };
+    // The lines of actors/player/player.cfg for these two files, beside the mesh.
+    std::fs::write(
+        dir.join("RE_Player_male.iqm.cfg"),
+        "iqmload \"RE_Player_male.iqm\" player\n\
+         iqmanim \"dead\" \"dead.iqm\"\n\
+         iqmanim \"boost forward\" \"boost_forward.iqm\" 32\n",
+    )
+    .unwrap();
+    let model = Model::load_file(dir.join("RE_Player_male.iqm"), &LoadOptions::default()).unwrap();
+    let scenes: Vec<_> = model
+        .animations()
+        .iter()
+        .map(|a| (a.name.to_string_lossy(), a.first_frame, a.frame_count))
+        .collect();
+    assert_eq!(
+        scenes,
+        [
+            ("dead".to_owned(), 1, 2),
+            ("boost forward".to_owned(), 3, 24)
+        ]
+    );
+    // dead.iqm's frame rate is 0: without a speed on its line it plays at FTE's 10 fps.
+    assert_eq!(model.animations()[0].fps, 10.0);
+    assert_eq!(model.animations()[1].fps, 32.0);
+    // Strict mode refuses a line whose file is missing, naming the line.
+    std::fs::write(
+        dir.join("RE_Player_male.iqm.cfg"),
+        "iqmload \"RE_Player_male.iqm\"\niqmanim \"run\" \"run.iqm\"\n",
+    )
+    .unwrap();
+    let strict = LoadOptions {
+        strict: true,
+        ..LoadOptions::default()
+    };
+    let e = Model::load_file(dir.join("RE_Player_male.iqm"), &strict)
+        .err()
+        .unwrap();
+    assert_eq!(e.code(), ErrorCode::NotFound, "{e}");
+    assert_eq!(e.line(), Some(2), "{e}");
+}

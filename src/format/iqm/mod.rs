@@ -7,9 +7,19 @@
 //! file's frames follow it, so file frame `k` is model frame `k + 1`; each anim is a scene over
 //! its frames. Vertex `v` of mesh `m` is the file's vertex `first_vertex + v`.
 
+mod cfg;
 mod read;
 mod write;
 
+pub(crate) use cfg::CfgAnim;
 pub use read::MAGIC;
 pub(crate) use read::read;
 pub use write::{WriteOptions, write};
+
+/// Lines a model configuration may have: a real one has a few hundred.
+const CFG_MAX_LINES: usize = 100_000;
+
+/// Parses a Red Eclipse or Tesseract `iqm.cfg` (see [`cfg`]).
+pub(crate) fn parse_cfg(text: &[u8]) -> crate::error::Result<cfg::Cfg> {
+    cfg::parse(text, CFG_MAX_LINES)
+}
