@@ -299,17 +299,21 @@ pub fn blend_at(scene: &Animation, seconds: f64) -> ([FrameBlend; 2], usize) {
         frame: scene.first_frame.saturating_add(current),
         weight: 1.0 - fraction,
     };
-    if fraction <= 0.0 || next == current || first.weight <= 0.0 {
-        let only = FrameBlend {
-            frame: first.frame,
-            weight: 1.0,
-        };
-        return ([only, only], 1);
-    }
     let second = FrameBlend {
         frame: scene.first_frame.saturating_add(next),
         weight: fraction,
     };
+    if fraction <= 0.0 || next == current || first.weight <= 0.0 {
+        // A fraction that rounds to 1 in f32 (a time of k / fps a hair short of frame k, as
+        // f64 division leaves it) is the next frame, not this one.
+        let frame = if first.weight <= 0.0 && next != current {
+            second.frame
+        } else {
+            first.frame
+        };
+        let only = FrameBlend { frame, weight: 1.0 };
+        return ([only, only], 1);
+    }
     ([first, second], 2)
 }
 
@@ -602,6 +606,20 @@ mod tests {
         assert!((b[0].weight - 0.75).abs() < 1e-6 && (b[1].weight - 0.25).abs() < 1e-6);
         let (b, n) = blend_at(&scene(true), 0.2);
         assert_eq!((n, b[0].frame, b[0].weight), (1, 12, 1.0));
+    }
+
+    #[test]
+    fn a_time_a_hair_short_of_a_frame_is_that_frame() {
+        // 15 / 22 * 22 is 14.999999999999998 in f64: the fraction rounds to 1 in f32.
+        let crawl = Animation {
+            first_frame: 159,
+            frame_count: 31,
+            fps: 22.0,
+            looping: true,
+            ..Animation::default()
+        };
+        let (b, n) = blend_at(&crawl, 15.0 / 22.0);
+        assert_eq!((n, b[0].frame, b[0].weight), (1, 174, 1.0));
     }
 
     #[test]
