@@ -36,7 +36,10 @@ else
   echo "skipping the Blender checks: Blender's bpy needs CPython 3.11"
 fi
 
-# Debug build: the loaders' results are checked a second time by debug assertions.
+# Debug build: the loaders' results are checked a second time by debug assertions. Among them,
+# tests/iqm_gltf_interop.rs has the glTF-Validator and three.js read the corpus IQMs as GLB, and
+# tests/iqm_assimp.rs has Assimp (the `assimp` command, Debian's assimp-utils) read the IQMs ossa
+# writes; without the command it says it skips.
 cargo test --all-targets
 
 if [ "$blender" = 1 ]; then

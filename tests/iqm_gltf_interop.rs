@@ -1,0 +1,259 @@
+//! Every corpus IQM with meshes, converted to GLB as `ossa convert FILE.iqm -o FILE.glb` converts
+//! it (textures found beside the file), and read from outside by the same checks as the other
+//! formats' exports (`tests/gltf_export.rs`, `interop/check.mjs`): Khronos' glTF-Validator must
+//! report no error and no warning, and three.js (GLTFLoader, AnimationMixer) must skin every
+//! vertex where ossa skins the IQM, within `EXACT_TOLERANCE` of the model's size, at the bind
+//! pose and at three times of every animation. An IQM vertex holds at most four bones, all of
+//! which three.js reads: the export is compared with ossa's full skinning.
+//!
+//! The node side needs `npm ci --prefix interop`; without it the check says it skips, unless
+//! `OSSA_REQUIRE_INTEROP` is set (as CI sets it), when that is a failure. Without the corpus it
+//! says so and checks nothing.
+
+#![cfg(feature = "gltf")]
+
+mod corpus;
+#[path = "node_interop/mod.rs"]
+mod node_interop;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ossa::format::gltf::{Axes, EXACT_TOLERANCE, Export, ExportOptions};
+use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use serde_json::{Value, json};
+
+use node_interop::node_ready;
+
+/// The corpus IQMs that load and have meshes (the others hold only animations, or are the
+/// corpus's broken file, which `tests/iqm_corpus.rs` sees refused), by file name.
+fn corpus_iqms(test: &str) -> Vec<(String, PathBuf)> {
+    let Some(dir) = corpus::corpus_subdir("iqm", test) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in corpus::files_ending(&dir, &[".iqm"]) {
+        let path = dir.join(&name);
+        match Model::load_file(&path, &LoadOptions::default()) {
+            Ok(model) if !model.meshes().is_empty() => out.push((name, path)),
+            Ok(_) => eprintln!("{name}: no meshes, left out"),
+            Err(e) => eprintln!("{name}: refused ({e}), left out"),
+        }
+    }
+    assert!(
+        out.len() >= 20,
+        "only {} corpus IQMs with meshes",
+        out.len()
+    );
+    out
+}
+
+/// The JSON chunk of a GLB.
+fn glb_json(bytes: &[u8]) -> Value {
+    assert_eq!(&bytes[..4], b"glTF");
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    assert_eq!(&bytes[16..20], b"JSON");
+    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
+}
+
+/// ossa's own skinning of every mesh with model-space `bones`, in glTF's frame.
+fn skinned(model: &Model, bones: &[Mat3x4]) -> Vec<f32> {
+    let to = Axes::for_format(model.format()).matrix(1.0);
+    let mut all = Vec::new();
+    for (m, mesh) in model.meshes().iter().enumerate() {
+        let n = mesh.vertex_count();
+        let mut out = vec![0.0f32; n * 3];
+        model
+            .skin_mesh(m, bones, 0, n, 0, &mut Strided::new(&mut out, 3).unwrap())
+            .unwrap();
+        all.extend(
+            out.chunks_exact(3)
+                .flat_map(|p| to.transform_point([p[0], p[1], p[2]])),
+        );
+    }
+    all
+}
+
+/// Where each animation is compared, as `tests/gltf_export.rs` takes them: its first key, its
+/// middle key, and halfway between that key and the next (where ossa's normalised lerp and
+/// glTF's slerp agree exactly). Each is a time in seconds and the frames ossa shows there: the
+/// frames are named here, from the scene's numbers, rather than taken from
+/// `Model::animation_blend`, so that this compares the export with the model's frames
+/// themselves (`times_name_the_frames_they_fall_on` checks `animation_blend` at these times).
+fn compared_at(model: &Model, a: usize) -> Vec<(f64, Vec<FrameBlend>)> {
+    let scene = &model.animations()[a];
+    let fps = f64::from(scene.fps);
+    let key = |k: u32| FrameBlend {
+        frame: scene.first_frame + k,
+        weight: 1.0,
+    };
+    let middle = scene.frame_count / 2;
+    let mut out = vec![(0.0, vec![key(0)])];
+    if middle > 0 {
+        out.push((f64::from(middle) / fps, vec![key(middle)]));
+    }
+    let next = if middle + 1 < scene.frame_count {
+        Some(middle + 1)
+    } else {
+        scene.looping.then_some(0)
+    };
+    if let Some(next) = next.filter(|_| scene.frame_count > 1) {
+        let half = |k: u32| FrameBlend {
+            frame: scene.first_frame + k,
+            weight: 0.5,
+        };
+        out.push((
+            (f64::from(middle) + 0.5) / fps,
+            vec![half(middle), half(next)],
+        ));
+    }
+    out
+}
+
+/// Converts `path` as `ossa convert` does and writes `NAME.glb` into `dir`, with `NAME.ref.json`
+/// and `NAME.ref.bin` (ossa's skinned positions, in the format `interop/check.mjs` reads).
+fn write_case(dir: &Path, name: &str, path: &Path) -> Export {
+    let model = Model::load_file(path, &LoadOptions::default()).unwrap();
+    assert!(
+        model.meshes().iter().all(|m| m.max_influences() <= 4),
+        "{name}: an IQM vertex holds four bones"
+    );
+    let textures = ossa::textures::find_textures_beside(&model, path, None, 0).unwrap();
+    let exported = model
+        .export_gltf(&ExportOptions {
+            textures: Some(&textures),
+            source_name: Some(path.file_name().unwrap().to_string_lossy().into_owned()),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let doc = glb_json(&exported.bytes);
+    let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
+    let mut floats: Vec<f32> = Vec::new();
+    let mut samples = Vec::new();
+    let bind = [FrameBlend {
+        frame: 0,
+        weight: 1.0,
+    }];
+    model.pose_frames(&bind, None, &mut bones).unwrap();
+    samples.push(json!({ "animation": Value::Null, "time": 0.0, "offset": 0 }));
+    floats.extend(skinned(&model, &bones));
+    // The export leaves out a scene without frames: the others keep their order.
+    let played = (0..model.animations().len()).filter(|&a| model.animations()[a].frame_count > 0);
+    for (exported_index, a) in played.enumerate() {
+        for (t, blend) in compared_at(&model, a) {
+            model.pose_frames(&blend, None, &mut bones).unwrap();
+            samples.push(json!({
+                "animation": doc["animations"][exported_index]["name"],
+                "time": t,
+                "offset": floats.len(),
+            }));
+            floats.extend(skinned(&model, &bones));
+        }
+    }
+    let meshes: Vec<Value> = (model.meshes().iter().enumerate())
+        .map(|(m, mesh)| {
+            json!({
+                "name": mesh.name().to_string_lossy(),
+                "vertex_count": mesh.vertex_count(),
+                // What the export itself reports it moves is left out, as for the other formats.
+                "excluded": exported.exactness.inexact[m],
+            })
+        })
+        .collect();
+    let reference = json!({
+        "glb": format!("{name}.glb"),
+        "reader": "three",
+        "size": exported.exactness.size,
+        "tolerance": EXACT_TOLERANCE,
+        "meshes": meshes,
+        "samples": samples,
+    });
+    std::fs::write(dir.join(format!("{name}.glb")), &exported.bytes).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.ref.json")),
+        serde_json::to_vec_pretty(&reference).unwrap(),
+    )
+    .unwrap();
+    let bin: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(dir.join(format!("{name}.ref.bin")), bin).unwrap();
+    exported
+}
+
+#[test]
+fn corpus_iqms_as_glb_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
+    let test = "corpus_iqms_as_glb_pass_the_validator_and_skin_in_three_js_as_in_ossa";
+    let files = corpus_iqms(test);
+    if files.is_empty() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf-iqm-interop");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut written = Vec::new();
+    for (file, path) in &files {
+        let name = format!("iqm_{}", file.trim_end_matches(".iqm"));
+        let exported = write_case(&dir, &name, path);
+        eprintln!("{name}: {}", exported.exactness.describe());
+        written.push(name);
+    }
+    let Some(interop) = node_ready() else {
+        return;
+    };
+    let out = Command::new("node")
+        .arg(interop.join("check.mjs"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "interop/check.mjs failed");
+    for name in &written {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("ok ") && l.contains(&format!(" {name}.glb:"))),
+            "{name}.glb was not checked"
+        );
+    }
+    assert!(text.contains(&format!("{} passed, 0 failed", written.len())));
+}
+
+/// `Model::animation_blend` at the times above gives the frames they name: a key's time shows
+/// that key, halfway to the next shows both at half weight. A time such as 15/22 s is a little
+/// short of frame 15 once multiplied by 22 fps (14.999999999999998): the blend must still show
+/// frame 15, not frame 14, whichever way the fraction rounds.
+#[test]
+fn times_name_the_frames_they_fall_on() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (file, path) in corpus_iqms("times_name_the_frames_they_fall_on") {
+        let model = Model::load_file(&path, &LoadOptions::default()).unwrap();
+        for (a, scene) in model.animations().iter().enumerate() {
+            if scene.frame_count == 0 {
+                continue;
+            }
+            for (t, want) in compared_at(&model, a) {
+                let (blend, n) = model.animation_blend(a, t).unwrap();
+                let got: Vec<(u32, f32)> = (blend[..n].iter())
+                    .filter(|b| b.weight > 0.0)
+                    .map(|b| (b.frame, b.weight))
+                    .collect();
+                let same = got.len() == want.len()
+                    && got
+                        .iter()
+                        .zip(&want)
+                        .all(|(g, w)| g.0 == w.frame && (g.1 - w.weight).abs() < 1e-6);
+                checked += 1;
+                if !same {
+                    wrong.push(format!(
+                        "{file} animation {a} {:?} at {t} s: animation_blend gives {got:?}, the \
+                         time is frames {:?}",
+                        scene.name.to_string_lossy(),
+                        want.iter().map(|b| (b.frame, b.weight)).collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("{checked} times checked");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
