@@ -125,6 +125,25 @@ fn main() -> std::io::Result<()> {
         .collect();
     write_all(dir, "render", &render)?;
 
+    // The engine rules: every IQM sample for each engine, as a player model with a config of
+    // Warfork's 49 anims, and each of the other samples once.
+    let cfg: String = (0..49).map(|k| format!("{k} {k} 0 20\n")).collect();
+    let mut engines = Vec::new();
+    for (name, bytes) in named(&all) {
+        let picks: &[u8] = if name.ends_with("-iqm") {
+            &[0, 1, 2, 3, 7]
+        } else {
+            &[0]
+        };
+        for &pick in picks {
+            engines.push((
+                format!("{name}-{pick}"),
+                [&[pick][..], &join_two(&bytes, cfg.as_bytes())].concat(),
+            ));
+        }
+    }
+    write_all(dir, "engines", &engines)?;
+
     let pose_skin: Vec<(String, Vec<u8>)> = pose_skin_seeds()
         .into_iter()
         .enumerate()

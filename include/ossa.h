@@ -97,6 +97,12 @@
 #define OSSA_RENDER_ANTIALIAS 4
 
 /**
+ * Engine check flag: check the file as a Warfork player model (as one named tris.iqm is), with
+ * the animation.cfg beside it.
+ */
+#define OSSA_ENGINE_PLAYER 1
+
+/**
  * Result codes: values are stable and never reused.
  */
 enum ossa_result
@@ -229,6 +235,69 @@ enum ossa_format
 typedef enum ossa_format ossa_format;
 #else
 typedef uint32_t ossa_format;
+#endif /* __STDC_VERSION__ >= 202311L */
+#endif /* __cplusplus */
+
+/**
+ * An engine whose IQM loader ossa checks files against.
+ */
+enum ossa_engine
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
+  : uint32_t
+#endif /* defined(__cplusplus) || __STDC_VERSION__ >= 202311L */
+ {
+  /**
+   * DarkPlaces and the games on it (Xonotic): model_alias.c Mod_INTERQUAKEMODEL_Load
+   */
+  OSSA_ENGINE_DARKPLACES = 1,
+  /**
+   * FTE QuakeWorld (Nuclide): engine/common/com_mesh.c Mod_ParseIQMMeshModel
+   */
+  OSSA_ENGINE_FTE = 2,
+  /**
+   * qfusion: source/ref_gl/r_skm.c Mod_LoadSkeletalModel
+   */
+  OSSA_ENGINE_QFUSION = 3,
+  /**
+   * Warfork: qfusion's loader, and its player models' animation.cfg
+   */
+  OSSA_ENGINE_WARFORK = 4
+};
+#ifndef __cplusplus
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
+typedef enum ossa_engine ossa_engine;
+#else
+typedef uint32_t ossa_engine;
+#endif /* __STDC_VERSION__ >= 202311L */
+#endif /* __cplusplus */
+
+/**
+ * What an engine does with a file that breaks a rule.
+ */
+enum ossa_engine_finding_kind
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
+  : uint32_t
+#endif /* defined(__cplusplus) || __STDC_VERSION__ >= 202311L */
+ {
+  /**
+   * the engine does not load the file (it says so, stops with an error, or reads or writes
+   * outside its buffers doing it)
+   */
+  OSSA_FINDING_REFUSES = 1,
+  /**
+   * the engine loads the file and gets something silently wrong
+   */
+  OSSA_FINDING_MISREADS = 2,
+  /**
+   * worth knowing, wrong in nothing on x86
+   */
+  OSSA_FINDING_NOTE = 3
+};
+#ifndef __cplusplus
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L)
+typedef enum ossa_engine_finding_kind ossa_engine_finding_kind;
+#else
+typedef uint32_t ossa_engine_finding_kind;
 #endif /* __STDC_VERSION__ >= 202311L */
 #endif /* __cplusplus */
 
@@ -673,6 +742,12 @@ typedef struct ossa_save_options {
    * glTF: filled with what the export could not express; may be NULL
    */
   struct ossa_export_report *report;
+  /**
+   * IQM: an ossa_engine whose loader the file is written for (0 = none): what ossa convert
+   * --engine writes, without the sidecars; a file the engine would refuse is not written
+   * (OSSA_ERR_UNSUPPORTED, or OSSA_ERR_LIMIT for qfusion's vertex limit, naming the rule)
+   */
+  uint32_t engine;
 } ossa_save_options;
 
 /**
@@ -767,6 +842,32 @@ typedef struct ossa_property {
   const char *key;
   const char *value;
 } ossa_property;
+
+/**
+ * One rule a file breaks.
+ */
+typedef struct ossa_engine_finding {
+  /**
+   * an ossa_engine_finding_kind
+   */
+  uint32_t kind;
+  /**
+   * 1-based line of animation.cfg for Warfork's player rules, 0 otherwise
+   */
+  uint32_t line;
+  /**
+   * byte offset in the file, UINT64_MAX when not applicable
+   */
+  uint64_t offset;
+  /**
+   * the rule's id, NUL-terminated: "qfusion.version" (docs/engines.md)
+   */
+  char rule[48];
+  /**
+   * NUL-terminated sentence: which structure and index, what the engine does, at which byte
+   */
+  char message[512];
+} ossa_engine_finding;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1338,6 +1439,60 @@ uint32_t ossa_animation_blend(const struct ossa_model *model,
                               double seconds,
                               struct ossa_frame_blend *blends_out,
                               size_t *blend_count);
+
+/**
+ * What engine `engine` (an ossa_engine) would refuse or silently get wrong in the model file of
+ * `size` bytes at `data`, in the order its loader meets them: the first `capacity` findings
+ * are written to `findings` (NULL when capacity is 0), and `*count` is the number of all of
+ * them (call with capacity 0 to size the buffer). OSSA_OK whatever the findings; a file the
+ * engine refuses has a finding of kind OSSA_FINDING_REFUSES. A file of another format than IQM
+ * gets one finding: loaded by its own rules (DPM in DarkPlaces and FTE, glTF in FTE), or
+ * refused. `flags`: OSSA_ENGINE_PLAYER checks it as a Warfork player model, as a file
+ * `options->name` names `tris.iqm` is; its animation.cfg is read beside `options->name` through
+ * `options->io` (without io it is not read, and a finding of kind OSSA_FINDING_NOTE says so).
+ * `options` (NULL = defaults): `format` (OSSA_FORMAT_AUTO: found by content, then by `name`'s
+ * extension), `name`, `io`, `max_bytes`. OSSA_ERR_UNKNOWN_FORMAT when the data is none of the
+ * formats ossa knows.
+ *
+ * # Safety
+ * `data` points to `size` readable bytes; `options` is NULL or initialised; `findings` points to
+ * `capacity` writable findings or is NULL with capacity 0; `count` is writable; `error` is NULL
+ * or writable.
+ */
+uint32_t ossa_check_engine(const uint8_t *data,
+                           size_t size,
+                           uint32_t engine,
+                           uint32_t flags,
+                           const struct ossa_load_options *options,
+                           struct ossa_engine_finding *findings,
+                           size_t capacity,
+                           size_t *count,
+                           struct ossa_error *error);
+
+/**
+ * ossa_check_engine of the file at `path`, and for a Warfork player model the animation.cfg
+ * beside it: read through `options->io` when given (`path` is then one of io's), else from the
+ * OS filesystem inside `options->base_dir` (default: the file's directory), as ossa_load_file
+ * reads a model and its sidecars.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `options` is NULL or initialised; `findings` points to
+ * `capacity` writable findings or is NULL with capacity 0; `count` is writable; `error` is NULL
+ * or writable.
+ */
+uint32_t ossa_check_engine_file(const char *path,
+                                uint32_t engine,
+                                uint32_t flags,
+                                const struct ossa_load_options *options,
+                                struct ossa_engine_finding *findings,
+                                size_t capacity,
+                                size_t *count,
+                                struct ossa_error *error);
+
+/**
+ * "OSSA_ENGINE_WARFORK"; never NULL, also for unknown values.
+ */
+const char *ossa_engine_name(uint32_t engine);
 
 #ifdef __cplusplus
 }  /* extern "C" */

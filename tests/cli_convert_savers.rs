@@ -384,7 +384,7 @@ fn six_influences_are_refused_by_dmf_unless_capped() {
     assert_eq!(run.code, 2);
     assert!(
         run.stderr.contains(
-            "--max-influences is for glTF, DPM, SKM, SKP, DMF and MM2 output, not Sims SKN"
+            "--max-influences is for glTF, DPM, SKM, SKP, DMF, MM2 and IQM output, not Sims SKN"
         ),
         "{}",
         run.stderr

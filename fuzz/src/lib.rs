@@ -393,3 +393,50 @@ pub fn render(data: &[u8]) {
         ),
     }
 }
+
+/// The engines target: the engine rules (`ossa::iqm::engines::check`) of the engine the first
+/// byte picks (bit 2: a Warfork player model, named `tris.iqm`; bit 3: without animation.cfg)
+/// on a file and its animation.cfg as [`samples::split_two`] splits the rest. Any bytes give
+/// findings, or `UnknownFormat` for data of no format; each finding's rule is one of the
+/// engine's, of the rule's kind, its offset inside the file (or at its end); the same input
+/// gives the same findings.
+pub fn engines(data: &[u8]) {
+    use ossa::iqm::engines::{CheckOptions, Engine, Sidecar, check, rule, rules};
+    let [pick, rest @ ..] = data else {
+        return;
+    };
+    let engine = Engine::ALL[usize::from(*pick) % Engine::ALL.len()];
+    let (file, cfg) = split_two(rest);
+    let options = CheckOptions {
+        name: Some(if pick & 4 != 0 {
+            "tris.iqm"
+        } else {
+            "model.iqm"
+        }),
+        animation_cfg: if pick & 8 != 0 {
+            Sidecar::Missing
+        } else {
+            Sidecar::Bytes(cfg)
+        },
+        ..CheckOptions::default()
+    };
+    let findings = match check(file, engine, &options) {
+        Ok(findings) => findings,
+        Err(e) => {
+            assert_eq!(e.code(), ErrorCode::UnknownFormat, "{e}");
+            return;
+        }
+    };
+    for f in &findings {
+        let r = rule(f.rule).unwrap_or_else(|| panic!("{}: no such rule", f.rule));
+        assert_eq!(r.kind, f.kind, "{}", f.rule);
+        assert!(
+            rules(engine).any(|r| r.id == f.rule),
+            "{} for {engine}",
+            f.rule
+        );
+        assert!(f.offset.is_none_or(|o| o <= file.len() as u64), "{f}");
+        assert!(!f.message.is_empty());
+    }
+    assert_eq!(check(file, engine, &options).ok(), Some(findings));
+}

@@ -4,6 +4,7 @@
         positions, normals = model.skin(0, model.pose(10))
 """
 
+from .engines import Engine, Finding, FindingKind, check_engine
 from .errors import (
     Error,
     InvalidArgumentError,
@@ -48,7 +49,10 @@ __all__ = [
     "AnimationEvent",
     "Blend",
     "Bone",
+    "Engine",
     "Error",
+    "Finding",
+    "FindingKind",
     "Format",
     "Frame",
     "GpuWeights",
@@ -76,6 +80,7 @@ __all__ = [
     "UnsupportedError",
     "View",
     "bind",
+    "check_engine",
     "load",
     "version",
 ]

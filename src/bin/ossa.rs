@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use clap::error::ErrorKind;
+use ossa::iqm::{Engine, Kind};
 use ossa::synth::TubeRig;
 use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
 
@@ -57,10 +58,7 @@ fn main() -> ExitCode {
             Ok(options) => info::info(&args, &options).map_err(|e| (args.file.clone(), e)),
             Err(message) => return usage_error(&message),
         },
-        Some(Command::Validate { file, load }) => match load.options() {
-            Ok(options) => validate(&file, &options).map_err(|e| (file, e)),
-            Err(message) => return usage_error(&message),
-        },
+        Some(Command::Validate(args)) => return validate_files(&args),
         Some(Command::Convert(args)) => return convert::convert(&args),
         Some(Command::Render(args)) => return render::render(&args),
         Some(Command::Bench(args)) => {
@@ -109,6 +107,85 @@ fn read(file: &str) -> Result<Vec<u8>, ossa::Error> {
 
 fn v3(v: [f32; 3]) -> String {
     format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2])
+}
+
+/// `ossa validate`: each file against its format's rules, or with --engine against the
+/// engine's; exit status 1 when any file fails.
+fn validate_files(args: &cli::ValidateArgs) -> ExitCode {
+    let options = match args.load.options() {
+        Ok(options) => options,
+        Err(message) => return usage_error(&message),
+    };
+    let engine = match args.engine.as_deref().map(Engine::from_name) {
+        None => None,
+        Some(Some(engine)) => Some(engine),
+        Some(None) => {
+            return usage_error(&format!(
+                "unknown engine {}; one of {}",
+                args.engine.as_deref().unwrap_or_default(),
+                Engine::NAMES
+            ));
+        }
+    };
+    if args.player && engine != Some(Engine::Warfork) {
+        return usage_error("--player is for --engine warfork");
+    }
+    let mut status = ExitCode::SUCCESS;
+    for file in &args.files {
+        let result = match engine {
+            Some(engine) => validate_engine(file, engine, args.player, &options),
+            None => validate(file, &options),
+        };
+        match result {
+            Ok(code) if code == ExitCode::SUCCESS => {}
+            Ok(code) => status = code,
+            Err(e) => {
+                report_error(file, &e);
+                status = ExitCode::FAILURE;
+            }
+        }
+    }
+    status
+}
+
+/// `ossa validate --engine NAME FILE`: one line a rule the file breaks, then what the engine
+/// does with it; exit status 1 when it refuses it.
+fn validate_engine(
+    file: &str,
+    engine: Engine,
+    player: bool,
+    options: &LoadOptions<'static>,
+) -> Result<ExitCode, ossa::Error> {
+    let findings = ossa::iqm::engines::check_file(Path::new(file), engine, player, options)?;
+    let mut out = std::io::stdout().lock();
+    for f in &findings {
+        say!(out, "{file}: {} {}: {f}", f.kind, f.rule);
+    }
+    let tally = |kind: Kind| findings.iter().filter(|f| f.kind == kind).count();
+    let (refusals, misreads, notes) = (
+        tally(Kind::Refuses),
+        tally(Kind::Misreads),
+        tally(Kind::Note),
+    );
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let rest = format!(
+        "{}, {}",
+        plural(misreads, "misread", "misreads"),
+        plural(notes, "note", "notes")
+    );
+    if refusals > 0 {
+        say!(
+            out,
+            "{file}: {} would refuse it ({}; {rest})",
+            engine.title(),
+            plural(refusals, "rule", "rules")
+        );
+        Ok(ExitCode::FAILURE)
+    } else {
+        say!(out, "{file}: {} loads it ({rest})", engine.title());
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 fn validate(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Error> {

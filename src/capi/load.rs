@@ -152,7 +152,7 @@ impl FileSystem for CallerIo {
 }
 
 /// The caller's options, and the callbacks that the Rust options borrow.
-struct Options {
+pub(super) struct Options {
     format: Format,
     strict: bool,
     max_bytes: u64,
@@ -164,7 +164,7 @@ struct Options {
 }
 
 impl Options {
-    fn rust(&self) -> LoadOptions<'_> {
+    pub(super) fn rust(&self) -> LoadOptions<'_> {
         LoadOptions {
             format: self.format,
             strict: self.strict,
@@ -207,7 +207,7 @@ fn options_bytes(size: usize) -> Result<usize> {
     }
 }
 
-fn read_options(options: *const ossa_load_options) -> Result<Options> {
+pub(super) fn read_options(options: *const ossa_load_options) -> Result<Options> {
     let mut o = ossa_load_options {
         size: size_of::<ossa_load_options>() as u32,
         format: 0,

@@ -18,6 +18,7 @@ mod pose;
 mod render;
 mod save;
 mod scenes;
+mod validate;
 
 pub use bones::*;
 pub use checks::*;
@@ -28,6 +29,7 @@ pub use pose::*;
 pub use render::*;
 pub use save::*;
 pub use scenes::*;
+pub use validate::*;
 
 pub const OSSA_VERSION_MAJOR: u32 = 0;
 pub const OSSA_VERSION_MINOR: u32 = 1;

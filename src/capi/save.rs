@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::Format;
+use crate::iqm::{Engine, EngineWrite, write_for_engine};
 use crate::model::Model;
 use crate::optimize;
 use libc::c_char;
@@ -63,7 +64,14 @@ pub struct ossa_save_options {
     pub base_dir: *const c_char,
     /// glTF: filled with what the export could not express; may be NULL
     pub report: *mut ossa_export_report,
+    /// IQM: an ossa_engine whose loader the file is written for (0 = none): what ossa convert
+    /// --engine writes, without the sidecars; a file the engine would refuse is not written
+    /// (OSSA_ERR_UNSUPPORTED, or OSSA_ERR_LIMIT for qfusion's vertex limit, naming the rule)
+    pub engine: u32,
 }
+
+/// The layout of `ossa_save_options` before `engine`, which callers built against it pass.
+const SAVE_OPTIONS_WITHOUT_ENGINE: usize = std::mem::offset_of!(ossa_save_options, engine);
 
 /// What ossa_model_optimize changed.
 #[repr(C)]
@@ -165,6 +173,7 @@ fn save_defaults() -> ossa_save_options {
         name: ptr::null(),
         base_dir: ptr::null(),
         report: ptr::null_mut(),
+        engine: 0,
     }
 }
 
@@ -186,15 +195,21 @@ fn read_save_options(options: *const ossa_save_options) -> Result<ossa_save_opti
     if !options.is_null() {
         // SAFETY: a non-null options pointer points to at least its `size` field.
         let size = unsafe { options.cast::<u32>().read_unaligned() } as usize;
-        if size != size_of::<ossa_save_options>() {
+        let full = size_of::<ossa_save_options>();
+        // A C compiler pads the earlier struct to its alignment; the padding is not a field.
+        let earlier = SAVE_OPTIONS_WITHOUT_ENGINE.next_multiple_of(align_of::<ossa_save_options>());
+        let n = if size == full {
+            full
+        } else if size == earlier || size == SAVE_OPTIONS_WITHOUT_ENGINE {
+            SAVE_OPTIONS_WITHOUT_ENGINE
+        } else {
             return Err(Error::invalid_argument(format!(
-                "options->size is {size}, which is no released size of ossa_save_options ({} \
-                 bytes); call ossa_save_options_init first",
-                size_of::<ossa_save_options>()
+                "options->size is {size}, which is no released size of ossa_save_options ({full} \
+                 bytes, or {earlier} without engine); call ossa_save_options_init first"
             )));
-        }
-        // SAFETY: the caller's struct holds `size` bytes, the size of ours.
-        unsafe { ptr::copy_nonoverlapping(options, &mut o, 1) };
+        };
+        // SAFETY: the caller's struct holds `size` bytes; we copy no more than both structs hold.
+        unsafe { ptr::copy_nonoverlapping(options.cast::<u8>(), (&raw mut o).cast::<u8>(), n) };
     }
     // SAFETY: a non-null io pointer points to an ossa_file_io that outlives the call.
     if let Some(io) = unsafe { o.io.as_ref() }
@@ -220,6 +235,22 @@ fn saved_bytes(
         optimized = model.optimized(flags)?.0;
         &optimized
     };
+    if o.engine != 0 {
+        let engine = Engine::from_u32(o.engine).ok_or_else(|| {
+            Error::invalid_argument(format!("options->engine {} is no ossa_engine", o.engine))
+        })?;
+        if format != Format::Iqm {
+            return Err(Error::invalid_argument(format!(
+                "options->engine is for IQM, not {}",
+                format.name()
+            )));
+        }
+        let how = EngineWrite {
+            engine: Some(engine),
+            ..EngineWrite::default()
+        };
+        return Ok((write_for_engine(model, &how)?.iqm, None));
+    }
     if !matches!(format, Format::Glb | Format::Gltf) {
         if o.scale != 1.0 || o.max_influences != 0 || !o.report.is_null() {
             return Err(Error::invalid_argument(format!(

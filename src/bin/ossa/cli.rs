@@ -14,7 +14,10 @@ pub const USAGE: &str = "usage:
   ossa                      demo: build a rigged model in code, load, pose and skin it
   ossa info FILE [--frames] [--json]
                             summary of a model: counts, bounds, bone tree, meshes, animations
-  ossa validate FILE        every problem in a model file (exit status 1 when any)
+  ossa validate FILE...     every problem in a model file (exit status 1 when any)
+  ossa validate --engine NAME [--player] FILE...
+                            what darkplaces, fte, qfusion or warfork refuses or gets wrong in it
+                            (exit status 1 when the engine refuses it)
   ossa convert INPUT -o OUTPUT [convert options]
   ossa convert INPUT... -o DIR --to NAME [convert options]
                             write models in another format (glTF or one ossa reads)
@@ -54,13 +57,21 @@ pub enum Command {
                       described by its value count and the skills beside it that read it."
     )]
     Info(InfoArgs),
-    /// Every problem in a model file (exit status 1 when any)
-    Validate {
-        /// The model file
-        file: String,
-        #[command(flatten)]
-        load: LoadArgs,
-    },
+    /// Every problem in a model file (exit status 1 when any); with --engine, what that
+    /// engine's loader would refuse or silently get wrong
+    #[command(
+        long_about = "Every problem in a model file: each rule of its format it breaks, and \
+                      what the default mode tolerates (exit status 1 when any problem).\n\n\
+                      With --engine NAME (darkplaces or xonotic, fte, qfusion, warfork): what \
+                      that engine's loader would refuse (`refuses`), load and silently get \
+                      wrong (`misreads`), or what is worth knowing (`note`), one line a rule, \
+                      each naming its rule id (docs/engines.md gives each rule's source in the \
+                      engine), the structure and index and the byte offset. Warfork also checks \
+                      a player model (a file named tris.iqm, or --player): the animation.cfg \
+                      beside it, read as Warfork reads it. Exit status 1 when the engine would \
+                      refuse a file."
+    )]
+    Validate(ValidateArgs),
     /// Write a model in another format: glTF, or one ossa reads
     #[command(
         long_about = "Write a model in another format: glTF (.glb, .gltf) or one ossa reads \
@@ -149,6 +160,22 @@ impl LoadArgs {
 }
 
 #[derive(Args)]
+pub struct ValidateArgs {
+    /// The model files
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+    /// Check against an engine's loader: darkplaces (xonotic), fte, qfusion, warfork
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
+    /// --engine warfork: check each file as a player model (as one named tris.iqm is), with
+    /// the animation.cfg beside it
+    #[arg(long)]
+    pub player: bool,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+#[derive(Args)]
 pub struct InfoArgs {
     /// The model file (or a Sims .cfp)
     pub file: String,
@@ -177,7 +204,7 @@ pub struct ConvertArgs {
     /// glTF: multiply positions and translations by F (default 1)
     #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub scale: Option<String>,
-    /// glTF, DPM, SKM, SKP, DMF, MM2: keep the N strongest influences of a vertex, renormalised,
+    /// glTF, DPM, SKM, SKP, DMF, MM2, IQM: keep the N strongest influences of a vertex, renormalised,
     /// and say what was dropped (default 0: all; a format that holds fewer refuses the model)
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub max_influences: Option<String>,
@@ -189,6 +216,24 @@ pub struct ConvertArgs {
     /// frames, so that the skeleton is offsets only (the skinned mesh is unchanged)
     #[arg(long)]
     pub bake_scale: bool,
+    /// IQM: write what engine NAME loads (darkplaces or xonotic, fte, qfusion, warfork) and
+    /// the sidecars it reads; refuse, naming the rule, what it would not load
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
+    /// IQM: write the sidecars beside it: NAME.iqm.framegroups from the scenes (DarkPlaces,
+    /// FTE, Xonotic; written anyway with --engine darkplaces or fte), animation.cfg with
+    /// --engine qfusion or warfork
+    #[arg(long)]
+    pub sidecars: bool,
+    /// --engine qfusion or warfork: the output is a player model (as one named tris.iqm is):
+    /// animation.cfg is written beside it
+    #[arg(long)]
+    pub player: bool,
+    /// --engine qfusion or warfork, a player model: the player config its anims come from
+    /// (Warfork's layout, or the Warsow 0.5 SDK's, put in Warfork's order); default: the
+    /// animation.cfg beside INPUT, else one made from the scenes
+    #[arg(long, value_name = "FILE")]
+    pub animation_cfg: Option<String>,
     #[command(flatten)]
     pub parts: PartsArgs,
     #[command(flatten)]
@@ -315,7 +360,7 @@ pub fn output_format(name: &str) -> Option<Format> {
 }
 
 /// Options only `convert` takes: named when another command is given one.
-const CONVERT_OPTIONS: [&str; 11] = [
+const CONVERT_OPTIONS: [&str; 13] = [
     "-o",
     "--output",
     "--to",
@@ -327,6 +372,8 @@ const CONVERT_OPTIONS: [&str; 11] = [
     "--skills",
     "--suit",
     "--search",
+    "--sidecars",
+    "--animation-cfg",
 ];
 
 /// The one-line message of a parse error, in the words of the rest of the command's messages

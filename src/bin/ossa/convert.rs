@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use ossa::iqm::engines::{ANIMATION_CFG, is_tris_iqm};
+use ossa::iqm::player::{PlayerConfig, read_player_config};
+use ossa::iqm::{Engine, EngineWrite, write_for_engine};
 use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
@@ -20,6 +23,10 @@ struct Settings {
     max_influences: Option<usize>,
     keep_order: bool,
     bake_scale: bool,
+    engine: Option<Engine>,
+    sidecars: bool,
+    player: bool,
+    animation_cfg: Option<PathBuf>,
 }
 
 impl Settings {
@@ -51,6 +58,20 @@ impl Settings {
         if args.parts.skills.as_ref().is_some_and(Vec::is_empty) {
             return Err("--skills needs a file".to_owned());
         }
+        let engine = match &args.engine {
+            Some(name) => Some(
+                Engine::from_name(name)
+                    .ok_or_else(|| format!("unknown engine {name}; one of {}", Engine::NAMES))?,
+            ),
+            None => None,
+        };
+        let qf = matches!(engine, Some(Engine::Qfusion | Engine::Warfork));
+        if args.player && !qf {
+            return Err("--player is for --engine qfusion or warfork".to_owned());
+        }
+        if args.animation_cfg.is_some() && !qf {
+            return Err("--animation-cfg is for --engine qfusion or warfork".to_owned());
+        }
         Ok(Settings {
             options,
             to,
@@ -58,6 +79,10 @@ impl Settings {
             max_influences,
             keep_order: args.keep_order,
             bake_scale: args.bake_scale,
+            engine,
+            sidecars: args.sidecars,
+            player: args.player,
+            animation_cfg: args.animation_cfg.as_ref().map(PathBuf::from),
         })
     }
 }
@@ -72,6 +97,11 @@ struct Job<'a> {
     /// Apply the savers' optimisations (targets that ask for them, without --keep-order).
     optimize: bool,
     bake_scale: bool,
+    /// IQM for an engine, with its sidecars.
+    engine: Option<Engine>,
+    sidecars: bool,
+    player: bool,
+    animation_cfg: Option<&'a Path>,
     sources: Sources<'a>,
 }
 
@@ -129,9 +159,9 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
             target.name()
         ));
     }
-    if !gltf && !optimized_target(target) && c.max_influences.is_some() {
+    if !gltf && !optimized_target(target) && target != Format::Iqm && c.max_influences.is_some() {
         return usage_error(&format!(
-            "--max-influences is for glTF, DPM, SKM, SKP, DMF and MM2 output, not {}",
+            "--max-influences is for glTF, DPM, SKM, SKP, DMF, MM2 and IQM output, not {}",
             target.name()
         ));
     }
@@ -151,6 +181,20 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
     if many && args.parts.suit.is_some() {
         return usage_error("--suit dresses one character: give one input");
     }
+    if target != Format::Iqm && (c.engine.is_some() || c.sidecars) {
+        let option = if c.engine.is_some() {
+            "--engine"
+        } else {
+            "--sidecars"
+        };
+        return usage_error(&format!(
+            "{option} writes IQM (-o OUT.iqm or --to iqm), not {}",
+            target.name()
+        ));
+    }
+    if many && c.animation_cfg.is_some() {
+        return usage_error("--animation-cfg is one model's player config: give one input");
+    }
     let skeleton = match load_skeleton(args.parts.skeleton.as_deref(), &c.options) {
         Ok(skeleton) => skeleton,
         Err(code) => return code,
@@ -161,6 +205,10 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
         max_influences: c.max_influences.unwrap_or(0),
         optimize: optimized_target(target) && !c.keep_order,
         bake_scale: c.bake_scale,
+        engine: c.engine,
+        sidecars: c.sidecars,
+        player: c.player,
+        animation_cfg: c.animation_cfg.as_deref(),
         sources: Sources::of(&args.parts, &c.options, skeleton.as_ref()),
     };
     if many {
@@ -185,6 +233,9 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
     );
     let (model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
     let shown = output.display();
+    if job.target == Format::Iqm && (job.engine.is_some() || job.sidecars) {
+        return convert_for_engine(input, output, model, warnings, job);
+    }
     let (bytes, line) = match job.target {
         #[cfg(feature = "gltf")]
         Format::Glb | Format::Gltf => {
@@ -226,6 +277,113 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
     std::fs::write(output, &bytes)
         .map_err(|e| ossa::Error::io(format!("{shown}: cannot write: {e}"), Some(e)))?;
     Ok(Converted { line, warnings })
+}
+
+/// `convert --engine NAME` (or `--sidecars`): the IQM the engine loads and the sidecars it
+/// reads beside it, all checked before any is written; a file the engine would refuse is not
+/// written, and the error names the rule.
+fn convert_for_engine(
+    input: &Path,
+    output: &Path,
+    model: Model,
+    mut warnings: Vec<String>,
+    job: &Job,
+) -> Result<Converted, ossa::Error> {
+    let shown = output.display().to_string();
+    let (model, mut changes) = prepare(model, job)?;
+    let qf = matches!(job.engine, Some(Engine::Qfusion | Engine::Warfork));
+    let player = qf && (job.player || is_tris_iqm(&output.to_string_lossy()));
+    let config = if player {
+        player_config(input, job)?
+    } else {
+        None
+    };
+    let files = write_for_engine(
+        &model,
+        &EngineWrite {
+            engine: job.engine,
+            player,
+            player_config: config.as_ref(),
+            sidecars: job.sidecars,
+        },
+    )?;
+    let mut written = vec![(output.to_path_buf(), files.iqm.clone())];
+    let mut line = match job.engine {
+        Some(engine) => format!(
+            "{shown}: IQM for {}, {} bytes",
+            engine.title(),
+            files.iqm.len()
+        ),
+        None => format!("{shown}: IQM, {} bytes", files.iqm.len()),
+    };
+    if let Some(text) = &files.framegroups {
+        let path = PathBuf::from(format!("{}.framegroups", output.display()));
+        let n = text.lines().count();
+        line.push_str(&format!(
+            "; {} ({n} {})",
+            path.file_name().unwrap_or_default().to_string_lossy(),
+            if n == 1 { "scene" } else { "scenes" }
+        ));
+        written.push((path, text.clone().into_bytes()));
+    }
+    if let Some(text) = &files.animation_cfg {
+        let path = output.with_file_name(ANIMATION_CFG);
+        let n = text
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count();
+        line.push_str(&format!("; {ANIMATION_CFG} ({n} anims)"));
+        written.push((path, text.clone().into_bytes()));
+    }
+    changes.extend(files.notes.iter().cloned());
+    for change in changes {
+        line.push_str("; ");
+        line.push_str(&change);
+    }
+    warnings.extend(
+        files
+            .findings
+            .iter()
+            .map(|f| format!("{shown}: {} {}: {f}", f.kind, f.rule)),
+    );
+    let mut done: Vec<&Path> = Vec::new();
+    for (path, bytes) in &written {
+        if let Err(e) = std::fs::write(path, bytes) {
+            // A set half written is no set: what was written of it goes.
+            for p in done {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(ossa::Error::io(
+                format!("{}: cannot write: {e}", path.display()),
+                Some(e),
+            ));
+        }
+        done.push(path);
+    }
+    Ok(Converted { line, warnings })
+}
+
+/// The player config a player model's anims come from: --animation-cfg, else `animation.cfg`
+/// beside the input; None without either.
+fn player_config(input: &Path, job: &Job) -> Result<Option<PlayerConfig>, ossa::Error> {
+    let beside = input.with_file_name(ANIMATION_CFG);
+    let path = match job.animation_cfg {
+        Some(path) => path.to_path_buf(),
+        None if beside.is_file() => beside,
+        None => return Ok(None),
+    };
+    let shown = path.display().to_string();
+    let text = std::fs::read(&path).map_err(|e| {
+        let message = format!("{shown}: cannot read: {e}");
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ossa::Error::not_found(message)
+        } else {
+            ossa::Error::io(message, Some(e))
+        }
+    })?;
+    read_player_config(&text)
+        .map(Some)
+        .map_err(|e| e.in_file(&std::sync::Arc::from(shown.as_str())))
 }
 
 /// The formats whose specifications ask a saver to remove unused bones and to order vertices,

@@ -6,15 +6,24 @@
 //! How it maps onto ossa's model: the joints' rest pose is frame 0 (named `bind`), and the
 //! file's frames follow it, so file frame `k` is model frame `k + 1`; each anim is a scene over
 //! its frames. Vertex `v` of mesh `m` is the file's vertex `first_vertex + v`.
+//!
+//! [`engines`] says what each engine's loader refuses or gets wrong in a file; [`target`]
+//! writes a model for one of them, with its sidecars (`.framegroups`, Warfork's
+//! `animation.cfg`, read and written by [`player`]).
 
 mod cfg;
+pub mod engines;
+pub mod player;
 mod read;
+pub mod target;
 mod write;
 
 pub(crate) use cfg::CfgAnim;
+pub use engines::{Engine, Finding, Kind};
 pub use read::MAGIC;
 pub(crate) use read::read;
-pub use write::{WriteOptions, write};
+pub use target::{EngineFiles, EngineWrite, framegroups_text, write_for_engine};
+pub use write::{WriteOptions, write, written_frame_range};
 
 /// Lines a model configuration may have: a real one has a few hundred.
 const CFG_MAX_LINES: usize = 100_000;

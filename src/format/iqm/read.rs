@@ -15,13 +15,13 @@ use crate::model::{
 };
 
 pub const MAGIC: &[u8; 16] = b"INTERQUAKEMODEL\0";
-const HEADER_SIZE: u64 = 124;
-const MESH_SIZE: u64 = 24;
-const ARRAY_SIZE: u64 = 20;
-const TRIANGLE_SIZE: u64 = 12;
-const ANIM_SIZE: u64 = 20;
-const BOUNDS_SIZE: u64 = 32;
-const EXTENSION_SIZE: u64 = 16;
+pub(super) const HEADER_SIZE: u64 = 124;
+pub(super) const MESH_SIZE: u64 = 24;
+pub(super) const ARRAY_SIZE: u64 = 20;
+pub(super) const TRIANGLE_SIZE: u64 = 12;
+pub(super) const ANIM_SIZE: u64 = 20;
+pub(super) const BOUNDS_SIZE: u64 = 32;
+pub(super) const EXTENSION_SIZE: u64 = 16;
 const NO_NEIGHBOUR: u32 = u32::MAX;
 
 /// Vertex array types.
@@ -36,10 +36,10 @@ pub(crate) const COLOR: u32 = 6;
 pub(crate) const CUSTOM: u32 = 0x10;
 
 /// Component formats, numbered as the spec does.
-const FORMAT_NAMES: [&str; 9] = [
+pub(super) const FORMAT_NAMES: [&str; 9] = [
     "byte", "ubyte", "short", "ushort", "int", "uint", "half", "float", "double",
 ];
-const FLOAT: u32 = 7;
+pub(super) const FLOAT: u32 = 7;
 
 /// DarkPlaces and FTE play an anim without a usable rate at FTE's default.
 const DEFAULT_FPS: f32 = 10.0;
@@ -48,7 +48,7 @@ const DEFAULT_FPS: f32 = 10.0;
 #[derive(Clone, Copy)]
 #[repr(usize)]
 #[allow(dead_code)] // Every field is named for its place; not all are read.
-enum H {
+pub(super) enum H {
     Version,
     Filesize,
     Flags,
@@ -79,35 +79,45 @@ enum H {
 }
 const HEADER_WORDS: usize = 27;
 
-struct Header([u32; HEADER_WORDS]);
+pub(super) struct Header([u32; HEADER_WORDS]);
 
 impl Header {
-    fn get(&self, f: H) -> u32 {
+    /// The header of `data`, an IQM file: None when the data is shorter than a header (the
+    /// magic is not looked at). For the engines' checks, which read the raw layout.
+    pub(super) fn of(data: &[u8]) -> Option<Header> {
+        let head = data.get(..HEADER_SIZE as usize)?;
+        let mut words = [0u32; HEADER_WORDS];
+        for (k, w) in words.iter_mut().enumerate() {
+            *w = u32_of(head, 16usize.saturating_add(k.saturating_mul(4)));
+        }
+        Some(Header(words))
+    }
+    pub(super) fn get(&self, f: H) -> u32 {
         self.0.get(f as usize).copied().unwrap_or_default()
     }
     /// The byte where field `f` is stored.
-    fn at(f: H) -> u64 {
+    pub(super) fn at(f: H) -> u64 {
         record_at(16, f as usize, 4)
     }
 }
 
 /// The sizes of the records that differ between versions.
-struct Version {
-    number: u32,
-    joint: u64,
-    pose: u64,
+pub(super) struct Version {
+    pub(super) number: u32,
+    pub(super) joint: u64,
+    pub(super) pose: u64,
     /// Channels a pose stores: 10 in version 2 (translation, quaternion, scale), 9 in version
     /// 1, whose quaternions have no w.
     channels: usize,
 }
 
-const V2: Version = Version {
+pub(super) const V2: Version = Version {
     number: 2,
     joint: 48,
     pose: 88,
     channels: 10,
 };
-const V1: Version = Version {
+pub(super) const V1: Version = Version {
     number: 1,
     joint: 44,
     pose: 80,
@@ -197,7 +207,7 @@ struct Array<'a> {
     bytes: &'a [u8],
 }
 
-fn component_size(format: u32) -> Option<u64> {
+pub(super) fn component_size(format: u32) -> Option<u64> {
     Some(match format {
         0 | 1 => 1,
         2 | 3 | 6 => 2,

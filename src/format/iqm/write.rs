@@ -49,6 +49,8 @@ const COLOR: u32 = 6;
 const UBYTE: u32 = 1;
 const FLOAT: u32 = 7;
 
+/// The rate of an anim the writer makes (`anim_for_frames`), DarkPlaces' and FTE's default.
+const DEFAULT_FPS: f32 = 10.0;
 /// Anim flag: the anim loops.
 const LOOP: u32 = 1;
 /// An adjacency slot with no neighbour.
@@ -69,10 +71,27 @@ const MIN_WEIGHT: f64 = 1e-3;
 /// A channel that varies by less than this over the frames is stored as a constant.
 const MIN_RANGE: f32 = 1e-10;
 
-/// How [`write()`] writes. Nothing is chosen yet: the file is written without a comment or
-/// extensions.
-#[derive(Clone, Debug, Default)]
-pub struct WriteOptions {}
+/// How [`write()`] writes. The file is written without a comment or extensions; the defaults
+/// write what the reference compiler would.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The file's frames are the model's from frame 0, whether or not a scene plays it: the
+    /// file numbers its frames as the model does, and a model whose only frame is its bind pose
+    /// gets that one frame (by default frame 0 is left out where it is only the bind pose the
+    /// joints hold). For configurations that count frames from the file's first, and engines
+    /// that need frames: qfusion's and Warfork's `animation.cfg`.
+    pub keep_frame_zero: bool,
+    /// A file of frames and no anim (a model without scenes) gets one anim over all its frames
+    /// (`bind` for a lone bind pose, else `all`, at 10 frames a second, looping): qfusion and
+    /// Warfork refuse a file of frames without anims.
+    pub anim_for_frames: bool,
+}
+
+/// The model frames [`write()`] makes the file's frames: the file's frame 0 is the model's
+/// frame `start`.
+pub fn written_frame_range(model: &Model, options: &WriteOptions) -> Range<usize> {
+    written_frames(model, options)
+}
 
 /// Whether `bytes`, an IQM ossa read, is version 2 with every block at a multiple of 4 bytes.
 fn spec_layout(bytes: &[u8]) -> bool {
@@ -541,10 +560,13 @@ fn frame_channels(model: &Model, f: usize, out: &mut Vec<[f32; CHANNELS]>) {
 /// The model frames the file's frames are: from 1 when frame 0 is only the bind pose the joints
 /// hold (no scene plays it; with no other frame, none), else all of them. None for a model
 /// without bones: the file's frames are its poses'.
-fn written_frames(model: &Model) -> Range<usize> {
+fn written_frames(model: &Model, options: &WriteOptions) -> Range<usize> {
     let frames = model.frames().len();
     if model.bones().is_empty() {
         return 0..0;
+    }
+    if options.keep_frame_zero {
+        return 0..frames;
     }
     let plays_bind = model
         .animations()
@@ -728,11 +750,12 @@ fn records_len(count: usize, size: u64) -> u64 {
 /// more than 256 bones (a blend index is a byte). A model without meshes gives an animation
 /// file: joints, poses, anims and frames.
 pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
-    let WriteOptions {} = options;
     // A model read from an IQM and not changed since is its file: written again, it keeps the
     // quantised channels, bounds, tangents, comment and extensions the model does not hold.
-    // Files whose offsets break the spec's alignment are written anew, aligned.
-    if model.format() == Format::Iqm
+    // Files whose offsets break the spec's alignment are written anew, aligned, as is any file
+    // written with options that change what it holds.
+    if *options == WriteOptions::default()
+        && model.format() == Format::Iqm
         && let Some(bytes) = model.source_bytes()
         && spec_layout(bytes)
     {
@@ -828,7 +851,7 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
         });
     }
 
-    let frames = written_frames(model);
+    let frames = written_frames(model, options);
     let num_frames = to_u32(frames.len(), || "frame count".to_owned())?;
     let mut anims = Vec::new();
     if num_frames > 0 {
@@ -839,6 +862,16 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
                 num_frames: scene.frame_count,
                 fps: scene.fps,
                 flags: if scene.looping { LOOP } else { 0 },
+            });
+        }
+        if anims.is_empty() && options.anim_for_frames {
+            let name = if num_frames == 1 { "bind" } else { "all" };
+            anims.push(Anim {
+                name: text.add(&Name::from(name))?,
+                first_frame: 0,
+                num_frames,
+                fps: DEFAULT_FPS,
+                flags: LOOP,
             });
         }
     }
@@ -1446,6 +1479,54 @@ mod tests {
             assert_eq!(h(&d, field), 0, "field at {field}");
         }
         assert_eq!(h(&d, OFS_JOINTS) + 2 * 48, d.len());
+    }
+
+    #[test]
+    fn for_qfusion_a_static_mesh_gets_its_bind_pose_as_a_one_frame_anim_with_bounds() {
+        let mut parts = quad_parts();
+        parts.frames.truncate(1);
+        if let Poses::Rigid(r) = &mut parts.poses {
+            r.truncate(2);
+        }
+        parts.animations.retain(|a| a.frame_count == 0);
+        let options = WriteOptions {
+            keep_frame_zero: true,
+            anim_for_frames: true,
+        };
+        let d = write(&Model::from_parts(parts).unwrap(), &options).unwrap();
+        assert_eq!(h(&d, NUM_FRAMES), 1);
+        assert_eq!(h(&d, NUM_POSES), h(&d, NUM_JOINTS));
+        assert_eq!(h(&d, NUM_ANIMS), 1);
+        let anim = h(&d, OFS_ANIMS);
+        assert_eq!(text_at(&d, u32_at(&d, anim) as usize), "bind");
+        assert_eq!((u32_at(&d, anim + 4), u32_at(&d, anim + 8)), (0, 1));
+        assert_ne!(h(&d, OFS_BOUNDS), 0);
+    }
+
+    #[test]
+    fn keeping_frame_zero_numbers_the_files_frames_as_the_models() {
+        let mut parts = quad_parts();
+        parts
+            .animations
+            .retain(|a| a.first_frame > 0 && a.frame_count > 0);
+        let model = Model::from_parts(parts).unwrap();
+        let first = model.animations()[0].first_frame;
+        let options = WriteOptions {
+            keep_frame_zero: true,
+            ..WriteOptions::default()
+        };
+        assert_eq!(
+            written_frame_range(&model, &options),
+            0..model.frames().len()
+        );
+        let d = write(&model, &options).unwrap();
+        assert_eq!(h(&d, NUM_FRAMES), model.frames().len());
+        assert_eq!(u32_at(&d, h(&d, OFS_ANIMS) + 4), first);
+        // By default frame 0, the bind pose no scene plays, is left out.
+        assert_eq!(
+            written_frame_range(&model, &WriteOptions::default()).start,
+            1
+        );
     }
 
     #[test]
