@@ -156,7 +156,8 @@ impl Mat3x4 {
         }
         let inv = r.inverse();
         let t = -(inv * Vec3::from(self.translation()));
-        Some(Mat3x4 {
+        // A determinant near zero gives an inverse beyond f32: that is no inverse either.
+        let m = Mat3x4 {
             m: [
                 inv.x_axis.x,
                 inv.y_axis.x,
@@ -171,7 +172,8 @@ impl Mat3x4 {
                 inv.z_axis.z,
                 t.z,
             ],
-        })
+        };
+        m.is_finite().then_some(m)
     }
 
     pub fn is_finite(&self) -> bool {
@@ -314,5 +316,9 @@ mod tests {
         assert!(close(&m.mul(&i), &Mat3x4::IDENTITY, 1e-5));
         let zero = Mat3x4 { m: [0.0; 12] };
         assert!(zero.inverse().is_none());
+        // A determinant that f32 holds, an inverse that it does not.
+        let mut thin = Mat3x4::IDENTITY;
+        thin.m[0] = 1e-40;
+        assert!(thin.inverse().is_none());
     }
 }

@@ -1030,3 +1030,39 @@ fn weights_far_from_one_are_refused_and_unnamed_nodes_named() {
             .any(|w| w.to_string_lossy().contains("node_N"))
     );
 }
+
+/// load_glb (fuzz), a DPM export whose inverse bind matrices were overwritten with numbers near
+/// f32's limit: each was finite, but a bone's bind pose relative to its parent's (the parent's
+/// inverse times its own) overflowed to infinity and reached the model. Refused at the node now.
+#[test]
+fn a_bind_pose_that_overflows_between_two_inverse_binds_is_refused() {
+    let (json, mut bin) = skinned_triangle();
+    // The root's inverse bind moves 3e38 along x and the child's -3e38: the child's bind pose
+    // relative to the root moves 6e38, past f32.
+    bin[104 + 12 * 4..104 + 13 * 4].copy_from_slice(&3e38f32.to_le_bytes());
+    bin[168 + 12 * 4..168 + 13 * 4].copy_from_slice(&(-3e38f32).to_le_bytes());
+    bin[168 + 13 * 4..168 + 14 * 4].copy_from_slice(&0f32.to_le_bytes());
+    let e = load_glb(&glb(&json, &bin)).expect_err("an overflowing bind pose loaded");
+    assert_eq!(e.code(), ErrorCode::Malformed, "{e}");
+    assert!(
+        e.to_string()
+            .contains("node 1: its bind pose is beyond f32"),
+        "{e}"
+    );
+}
+
+/// load_gltf (fuzz), an export whose `scenes` and `nodes` were cut away: the model had no bones
+/// but kept its bind frame, a frame of no poses. Without bones there are no frames.
+#[test]
+fn a_gltf_without_nodes_has_no_bones_and_no_frames() {
+    let (mut json, bin) = skinned_triangle();
+    let root = json.as_object_mut().unwrap();
+    for key in ["scene", "scenes", "nodes", "skins", "animations"] {
+        root.remove(key);
+    }
+    let m = load_glb(&glb(&json, &bin)).unwrap();
+    assert_eq!(
+        (m.bones().len(), m.frames().len(), m.animations().len()),
+        (0, 0, 0)
+    );
+}

@@ -417,6 +417,13 @@ pub(crate) fn build(
             }
             None => (parent_world.map_or(rel, |pw| pw.mul(&rel)), rel),
         };
+        // Products of finite matrices can still overflow f32.
+        if !local0.is_finite() || !world.is_finite() {
+            return Err(Error::malformed(format!(
+                "node {n}: its bind pose is beyond f32 (from its inverse bind matrix, its \
+                 parent's, or the transforms of the nodes above it)"
+            )));
+        }
         bind_world[b] = world;
         frame0.push(local0);
     }
@@ -1008,6 +1015,17 @@ pub(crate) fn build(
         parts.meshes.push(mesh);
     }
     let _ = bind;
+    if nbones == 0 {
+        // Frames pose bones: a model without bones has none, and its animations move nothing.
+        if !parts.animations.is_empty() {
+            parts.warnings.push(format!(
+                "{} animations move no bone of the model and are dropped",
+                parts.animations.len()
+            ));
+        }
+        parts.animations.clear();
+        frames.clear();
+    }
     parts.materials = materials.materials;
     parts.textures = materials.textures;
     parts.poses = poses.into();
