@@ -19,6 +19,26 @@ pub const CLEAN_LOAD: [ErrorCode; 5] = [
     ErrorCode::Limit,
 ];
 
+/// A file loaded from memory may name another file (a glTF buffer or image URI): not there
+/// (`NotFound`, there is no filesystem) or leading out of the model's directory
+/// (`InvalidArgument`, the code every sidecar route gives an escaping path) is the file's own
+/// fault too. Either stands for a clean `Malformed` here; any other `InvalidArgument` still fails.
+pub fn reference_is_clean(result: ossa::Result<Model>) -> ossa::Result<Model> {
+    result.map_err(|e| {
+        let message = &e.detail().message;
+        let named_file = match e.code() {
+            ErrorCode::NotFound => message.contains("there is no filesystem to read it from"),
+            ErrorCode::InvalidArgument => message.contains("points outside the files"),
+            _ => false,
+        };
+        if named_file {
+            ossa::Error::malformed(message.clone())
+        } else {
+            e
+        }
+    })
+}
+
 pub fn options(format: Format, strict: bool) -> LoadOptions<'static> {
     LoadOptions {
         format,
@@ -73,7 +93,7 @@ pub fn load(data: &[u8], format: Format, max_peak: usize) -> Option<Model> {
     );
     let report = ossa::validate(data, &default);
     let strict = Model::load(data, &options(format, true));
-    let Some(model) = model_or_clean(result, &CLEAN_LOAD, "load") else {
+    let Some(model) = model_or_clean(reference_is_clean(result), &CLEAN_LOAD, "load") else {
         assert!(
             !report.problems.is_empty(),
             "the load fails, the validator finds no problem"
