@@ -1276,24 +1276,7 @@ impl<'a> Raw<'a> {
 
     /// The offsets not at a multiple of 4: field and value.
     fn unaligned(&self) -> Vec<(H, &'static str, u32)> {
-        [
-            (H::OfsText, "text"),
-            (H::OfsMeshes, "meshes"),
-            (H::OfsVertexArrays, "vertex arrays"),
-            (H::OfsTriangles, "triangles"),
-            (H::OfsAdjacency, "adjacency"),
-            (H::OfsJoints, "joints"),
-            (H::OfsPoses, "poses"),
-            (H::OfsAnims, "anims"),
-            (H::OfsFrames, "frames"),
-            (H::OfsBounds, "bounds"),
-            (H::OfsComment, "comment"),
-            (H::OfsExtensions, "extensions"),
-        ]
-        .into_iter()
-        .map(|(f, what)| (f, what, self.get(f)))
-        .filter(|(_, _, v)| !v.is_multiple_of(4))
-        .collect()
+        self.h.unaligned()
     }
 }
 

@@ -95,6 +95,27 @@ impl Header {
     pub(super) fn get(&self, f: H) -> u32 {
         self.0.get(f as usize).copied().unwrap_or_default()
     }
+    /// The block offsets not at a multiple of 4 bytes, as the spec asks: field, name, value.
+    pub(super) fn unaligned(&self) -> Vec<(H, &'static str, u32)> {
+        [
+            (H::OfsText, "text"),
+            (H::OfsMeshes, "meshes"),
+            (H::OfsVertexArrays, "vertex arrays"),
+            (H::OfsTriangles, "triangles"),
+            (H::OfsAdjacency, "adjacency"),
+            (H::OfsJoints, "joints"),
+            (H::OfsPoses, "poses"),
+            (H::OfsAnims, "anims"),
+            (H::OfsFrames, "frames"),
+            (H::OfsBounds, "bounds"),
+            (H::OfsComment, "comment"),
+            (H::OfsExtensions, "extensions"),
+        ]
+        .into_iter()
+        .map(|(f, what)| (f, what, self.get(f)))
+        .filter(|(_, _, v)| !v.is_multiple_of(4))
+        .collect()
+    }
     /// The byte where field `f` is stored.
     pub(super) fn at(f: H) -> u64 {
         record_at(16, f as usize, 4)
@@ -537,31 +558,17 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 /// The spec asks for every block at a multiple of 4 bytes; real files (Red Eclipse's, Nuclide's)
 /// break it and every engine reads them on x86, as ossa does.
 fn check_alignment(h: &Header, ck: &mut Checker) -> Result<()> {
-    let fields = [
-        (H::OfsText, "text"),
-        (H::OfsMeshes, "meshes"),
-        (H::OfsVertexArrays, "vertex arrays"),
-        (H::OfsTriangles, "triangles"),
-        (H::OfsAdjacency, "adjacency"),
-        (H::OfsJoints, "joints"),
-        (H::OfsPoses, "poses"),
-        (H::OfsAnims, "anims"),
-        (H::OfsFrames, "frames"),
-        (H::OfsBounds, "bounds"),
-        (H::OfsComment, "comment"),
-        (H::OfsExtensions, "extensions"),
-    ];
-    let odd: Vec<String> = fields
-        .iter()
-        .filter(|(f, _)| !h.get(*f).is_multiple_of(4))
-        .map(|(f, what)| format!("{what} at {:#x}", h.get(*f)))
-        .collect();
-    if let Some(first) = fields.iter().find(|(f, _)| !h.get(*f).is_multiple_of(4)) {
+    let odd = h.unaligned();
+    if let Some(first) = odd.first() {
+        let list: Vec<String> = odd
+            .iter()
+            .map(|(_, what, at)| format!("{what} at {at:#x}"))
+            .collect();
         ck.tolerate(
             Error::malformed(format!(
                 "header: offsets not at a multiple of 4 bytes as the spec asks ({}); read where \
                  they lie",
-                odd.join(", ")
+                list.join(", ")
             ))
             .at(Header::at(first.0)),
         )?;

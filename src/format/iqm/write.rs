@@ -95,18 +95,8 @@ pub fn written_frame_range(model: &Model, options: &WriteOptions) -> Range<usize
 
 /// Whether `bytes`, an IQM ossa read, is version 2 with every block at a multiple of 4 bytes.
 fn spec_layout(bytes: &[u8]) -> bool {
-    let word = |at: usize| {
-        bytes
-            .get(at..at.saturating_add(4))
-            .map(<LittleEndian as byteorder::ByteOrder>::read_u32)
-    };
-    // Version, then the offsets among the header's words (text, meshes, vertex arrays,
-    // triangles, adjacency, joints, poses, anims, frames, bounds, comment, extensions).
-    const OFFSETS: [usize; 12] = [32, 40, 52, 60, 64, 72, 80, 88, 100, 104, 112, 120];
-    word(16) == Some(2)
-        && OFFSETS
-            .iter()
-            .all(|&at| word(at).is_some_and(|o| o.is_multiple_of(4)))
+    super::read::Header::of(bytes)
+        .is_some_and(|h| h.get(super::read::H::Version) == 2 && h.unaligned().is_empty())
 }
 
 fn to_u32(n: usize, what: impl FnOnce() -> String) -> Result<u32> {
