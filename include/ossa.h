@@ -573,6 +573,28 @@ typedef struct ossa_material_info {
   float specular[4];
 } ossa_material_info;
 
+/**
+ * One texture of one of a mesh's own skins (IQM's `FTE_SKINS`).
+ */
+typedef struct ossa_skin_frame {
+  /**
+   * the texture, named as mesh shaders are
+   */
+  const char *material;
+  /**
+   * shader text FTE compiles for it; "" where none
+   */
+  const char *shader_text;
+  /**
+   * how many textures the skin shows one after another
+   */
+  uint32_t frame_count;
+  /**
+   * seconds each shows
+   */
+  float interval;
+} ossa_skin_frame;
+
 typedef struct ossa_frame_blend {
   uint32_t frame;
   float weight;
@@ -1183,6 +1205,29 @@ int32_t ossa_mesh_material(const struct ossa_model *model, uint32_t mesh);
  * `model` is NULL or a live handle.
  */
 const uint8_t *ossa_mesh_colors(const struct ossa_model *model, uint32_t mesh);
+
+/**
+ * How many skins of its own mesh `mesh` has (IQM's `FTE_SKINS`: skin `k` of the model draws
+ * the mesh with its skin `k`, or with its shader past the last); 0 for other formats, for NULL,
+ * or past the last mesh.
+ *
+ * # Safety
+ * `model` is NULL or a live handle.
+ */
+uint32_t ossa_mesh_skin_count(const struct ossa_model *model, uint32_t mesh);
+
+/**
+ * Texture `frame` of skin `skin` of mesh `mesh`, with the skin's frame count and interval;
+ * every skin has at least one. The strings live as long as the model.
+ *
+ * # Safety
+ * `model` is a live handle; `out` is writable.
+ */
+uint32_t ossa_mesh_get_skin_frame(const struct ossa_model *model,
+                                  uint32_t mesh,
+                                  uint32_t skin,
+                                  uint32_t frame,
+                                  struct ossa_skin_frame *out);
 
 /**
  * Model-space bone matrices for a weighted blend of 1 to 8 frames. A root with an element that

@@ -216,6 +216,7 @@ fn mesh_parts(mesh: &Mesh) -> MeshParts {
         bind_positions: mesh.bind_positions().map(<[_]>::to_vec),
         bind_normals: mesh.bind_normals().map(<[_]>::to_vec),
         msh: mesh.msh().cloned(),
+        skins: mesh.skins().to_vec(),
     }
 }
 

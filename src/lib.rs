@@ -35,8 +35,8 @@ pub use format::{
 pub use math::Mat3x4;
 pub use model::{
     Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, BoneSlots, Extent, Frame, Influence,
-    KEY_POSITION, KEY_ROTATION, KEY_SCALE, KeyedAnimation, Keyframe, Material, Mesh, MeshParts,
-    Model, ModelInfo, ModelParts, MshLayout, Name, Texture,
+    KEY_POSITION, KEY_ROTATION, KEY_SCALE, Kept, KeptExtension, KeyedAnimation, Keyframe, Material,
+    Mesh, MeshParts, MeshSkin, Model, ModelInfo, ModelParts, MshLayout, Name, SkinFrame, Texture,
 };
 pub use pose::{FrameBlend, MAX_BLENDS};
 pub use poses::{Poses, RigidPose};

@@ -345,6 +345,55 @@ pub struct Influence {
     pub bone: u32,
 }
 
+/// One of a mesh's skins (IQM's `FTE_SKINS`): the textures it is drawn with, one after another
+/// every `interval` seconds when it has several (FTE draws the first four).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshSkin {
+    pub frames: Vec<SkinFrame>,
+    pub interval: f32,
+}
+
+/// One texture of a [`MeshSkin`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkinFrame {
+    /// The material, named as the model's meshes name theirs.
+    pub material: Name,
+    /// Shader text FTE compiles for it; empty when the material is found as a file.
+    pub shader_text: Name,
+}
+
+/// What a file holds that ossa does not use but keeps, so that saving the model in its format
+/// again writes it (IQM: the comment, and the extensions other than `FTE_EVENT` and
+/// `FTE_SKINS`, which the model holds as events and skins).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kept {
+    pub comment: Vec<u8>,
+    pub extensions: Vec<KeptExtension>,
+    /// The file's text block, where a kept extension may name strings by offset into it: the
+    /// writer puts it first again so that those offsets still hold.
+    pub text: Vec<u8>,
+}
+
+/// An extension of a file, kept as its bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeptExtension {
+    pub name: Name,
+    pub data: Vec<u8>,
+}
+
+impl Kept {
+    pub fn is_empty(&self) -> bool {
+        self.comment.is_empty() && self.extensions.is_empty()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.comment.len()
+            + self.text.len()
+            + (self.extensions.iter())
+                .map(|e| e.data.len() + e.name.as_bytes().len() + 1 + size_of::<KeptExtension>())
+                .sum::<usize>()
+    }
+}
+
 /// What a loader hands over for one mesh.
 #[derive(Clone, Debug, Default)]
 pub struct MeshParts {
@@ -373,6 +422,9 @@ pub struct MeshParts {
     /// the same bytes; `None` for other formats. Its lists follow the vertices and triangles
     /// when the optimiser reorders them.
     pub msh: Option<MshLayout>,
+    /// The mesh's own skins (IQM's `FTE_SKINS`): skin `k` of the model draws the mesh with
+    /// `skins[k]`, or with its shader past the end.
+    pub skins: Vec<MeshSkin>,
 }
 
 /// What a Sims `.msh` file holds beside the mesh itself: its vertices index shared position and
@@ -470,6 +522,8 @@ pub struct ModelParts {
     /// and tangents the model does not). None for a model that may have changed since:
     /// [`Model::to_parts`] leaves it out.
     pub source: Option<Arc<[u8]>>,
+    /// What the file holds that ossa keeps unread for saving in its format again.
+    pub kept: Kept,
 }
 
 impl ModelParts {
@@ -495,6 +549,7 @@ impl ModelParts {
             source_version: None,
             frame_format: None,
             source: None,
+            kept: Kept::default(),
         }
     }
 }
@@ -598,6 +653,7 @@ pub struct Mesh {
     bind_positions: Option<Vec<[f32; 3]>>,
     bind_normals: Option<Vec<[f32; 3]>>,
     msh: Option<MshLayout>,
+    skins: Vec<MeshSkin>,
     /// The layout the skinning kernels walk; empty while the mesh waits for a skeleton.
     plan: SkinPlan,
 }
@@ -647,6 +703,10 @@ impl Mesh {
     /// The `.msh` file's own layout, for a mesh loaded from one.
     pub fn msh(&self) -> Option<&MshLayout> {
         self.msh.as_ref()
+    }
+    /// The mesh's own skins (IQM's `FTE_SKINS`); empty for most models.
+    pub fn skins(&self) -> &[MeshSkin] {
+        &self.skins
     }
     /// The influences of vertex `v` (empty past the end).
     pub fn influences(&self, v: usize) -> &[Influence] {
@@ -714,6 +774,7 @@ pub struct Model {
     source_version: Option<u32>,
     frame_format: Option<Format>,
     source: Option<Arc<[u8]>>,
+    kept: Kept,
 }
 
 /// Whether `parent` may be bone `index`'s parent: -1, or an earlier bone.
@@ -794,6 +855,7 @@ impl Model {
             source_version,
             frame_format,
             source,
+            kept,
         } = parts;
         // Stable: events at one time keep the order the file gives them.
         events.sort_by(|a, b| {
@@ -842,6 +904,7 @@ impl Model {
         model.source_version = source_version;
         model.frame_format = frame_format;
         model.source = source;
+        model.kept = kept;
         Ok(model)
     }
 
@@ -870,6 +933,7 @@ impl Model {
                 bind_positions: p.bind_positions,
                 bind_normals: p.bind_normals,
                 msh: p.msh,
+                skins: p.skins,
                 plan: SkinPlan::default(),
             })
             .collect();
@@ -916,6 +980,7 @@ impl Model {
             source_version: None,
             frame_format: None,
             source: None,
+            kept: Kept::default(),
         }
     }
 
@@ -1000,6 +1065,11 @@ impl Model {
             .collect();
         model.source_version = meshes.source_version.or(skeleton.source_version);
         model.frame_format = meshes.frame_format.or(skeleton.frame_format);
+        model.kept = if meshes.kept.is_empty() {
+            skeleton.kept.clone()
+        } else {
+            meshes.kept.clone()
+        };
         model.warnings = meshes
             .warnings
             .iter()
@@ -1043,6 +1113,7 @@ impl Model {
                     bind_positions: m.bind_positions.clone(),
                     bind_normals: m.bind_normals.clone(),
                     msh: m.msh.clone(),
+                    skins: m.skins.clone(),
                 })
                 .collect(),
             up_axis: self.up_axis,
@@ -1051,6 +1122,7 @@ impl Model {
             unbound: self.unbound.clone(),
             warnings: Vec::new(),
             source: None,
+            kept: self.kept.clone(),
         }
     }
 
@@ -1106,6 +1178,10 @@ impl Model {
     /// for a model saved unchanged (IQM); None for every other model.
     pub fn source_bytes(&self) -> Option<&[u8]> {
         self.source.as_deref()
+    }
+    /// What the model's file holds that ossa keeps unread for saving in its format again.
+    pub fn kept(&self) -> &Kept {
+        &self.kept
     }
 
     /// The version the model's file declared, which saving in that format keeps (Sims CMX
@@ -1223,6 +1299,9 @@ impl Model {
                     + m.bind_positions.as_ref().map_or(0, |p| p.len() * 12)
                     + m.bind_normals.as_ref().map_or(0, |n| n.len() * 12)
                     + m.msh.as_ref().map_or(0, MshLayout::heap_bytes)
+                    + (m.skins.iter())
+                        .map(|k| size_of::<MeshSkin>() + k.frames.len() * size_of::<SkinFrame>())
+                        .sum::<usize>()
                     + m.plan.heap_bytes()
             })
             .sum();
@@ -1264,6 +1343,7 @@ impl Model {
             + textures
             + materials
             + self.source.as_ref().map_or(0, |b| b.len())
+            + self.kept.heap_bytes()
             + suits
             + self.warnings.iter().map(Name::heap_bytes).sum::<usize>()
     }

@@ -18,12 +18,14 @@
 //!   the model; then in `textures/` beside it; then the shader's own path (extension stripped,
 //!   the same extensions) from the root of the filesystem. MM2's own `.tex` textures are not
 //!   decoded: a texture that exists only as `.tex` is left out with one warning for all of them.
-//! - DPM and SKM skin variants: `MODEL_0.skin`, `MODEL_1.skin`, ... beside the model (DarkPlaces'
+//! - DPM, SKM and IQM skin variants: `MODEL_0.skin`, `MODEL_1.skin`, ... beside the model (DarkPlaces'
 //!   rule, `MODEL` the model's file name with its extension), up to the first missing one and at
 //!   most [`MAX_SKIN_FILES`]. Each line is `mesh,texture` or `replace mesh texture`, `mesh` being
 //!   an SKM mesh's name or a DPM mesh's shader (DPM meshes have no names; DarkPlaces matches the
 //!   shader); `tag_` lines are attachments, not textures, and are skipped; `//` starts a comment.
-//!   A texture is found as a shader is.
+//!   A texture is found as a shader is. IQM meshes are matched by name, as DarkPlaces does.
+//! - IQM skins inside the model (FTE's `FTE_SKINS`): skin `k` of each mesh is variant `skin k`,
+//!   after the `.skin` files, drawn with the skin's first texture, found as a shader is.
 //!
 //! A texture that is missing, unreadable, undecodable or over the memory limit is a warning that
 //! names the file and why, never an error: its mesh goes without. Names come from files, so a
@@ -115,11 +117,12 @@ pub fn find_textures(
         Search::Embedded => finder.embedded(model),
         _ => finder.by_shader(model, search),
     };
-    let variants = if matches!(model.format(), Format::Dpm | Format::Skm) {
+    let mut variants = if matches!(model.format(), Format::Dpm | Format::Skm | Format::Iqm) {
         finder.skin_variants(model)
     } else {
         Vec::new()
     };
+    variants.extend(finder.embedded_skins(model));
     finder.finish(mesh_images, variants)
 }
 
@@ -714,6 +717,32 @@ impl<'a> Finder<'a> {
                 }
             };
             variants.push(self.variant(model, name, &path, &text));
+        }
+        variants
+    }
+
+    /// The skins the model's meshes carry (IQM's `FTE_SKINS`): skin `k` of every mesh that has
+    /// one is variant `skin k`, drawn with the skin's first frame, found as a shader is.
+    fn embedded_skins(&mut self, model: &Model) -> Vec<Variant> {
+        let count = (model.meshes().iter())
+            .map(|m| m.skins().len())
+            .max()
+            .unwrap_or(0);
+        let mut variants = Vec::with_capacity(count);
+        for k in 0..count {
+            let meshes = (model.meshes().iter().enumerate())
+                .map(|(m, mesh)| {
+                    let frame = mesh.skins().get(k)?.frames.first()?;
+                    let name = frame.material.to_string();
+                    let user = format!("mesh {m} skin {k}");
+                    let image = self.lookup(&name, Search::Game, &user, false);
+                    Some(VariantTexture { name, image })
+                })
+                .collect();
+            variants.push(Variant {
+                name: format!("skin {k}"),
+                meshes,
+            });
         }
         variants
     }

@@ -5,7 +5,7 @@ use libc::c_char;
 use std::ptr;
 
 use super::bones::ossa_model;
-use super::checks::{c_name, count_u32, get_indexed, guard_value, model_ref};
+use super::checks::{c_name, count_u32, get_found, get_indexed, guard_value, model_ref, nth};
 
 #[repr(C)]
 pub struct ossa_mesh_info {
@@ -209,4 +209,73 @@ pub unsafe extern "C" fn ossa_mesh_colors(model: *const ossa_model, mesh: u32) -
             .and_then(|m| m.colors())
             .map_or(ptr::null(), |c| c.as_flattened().as_ptr())
     })
+}
+
+/// One texture of one of a mesh's own skins (IQM's `FTE_SKINS`).
+#[repr(C)]
+pub struct ossa_skin_frame {
+    /// the texture, named as mesh shaders are
+    pub material: *const c_char,
+    /// shader text FTE compiles for it; "" where none
+    pub shader_text: *const c_char,
+    /// how many textures the skin shows one after another
+    pub frame_count: u32,
+    /// seconds each shows
+    pub interval: f32,
+}
+
+/// How many skins of its own mesh `mesh` has (IQM's `FTE_SKINS`: skin `k` of the model draws
+/// the mesh with its skin `k`, or with its shader past the last); 0 for other formats, for NULL,
+/// or past the last mesh.
+///
+/// # Safety
+/// `model` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_mesh_skin_count(model: *const ossa_model, mesh: u32) -> u32 {
+    guard_value(0, || {
+        model_ref(model)
+            .ok()
+            .and_then(|m| m.meshes().get(mesh as usize))
+            .map_or(0, |m| count_u32(m.skins().len()))
+    })
+}
+
+/// Texture `frame` of skin `skin` of mesh `mesh`, with the skin's frame count and interval;
+/// every skin has at least one. The strings live as long as the model.
+///
+/// # Safety
+/// `model` is a live handle; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_mesh_get_skin_frame(
+    model: *const ossa_model,
+    mesh: u32,
+    skin: u32,
+    frame: u32,
+    out: *mut ossa_skin_frame,
+) -> u32 {
+    get_found(
+        model,
+        out,
+        |m| {
+            let found = nth(m.meshes(), mesh, "mesh", &|| "the model".to_owned())?;
+            let s = nth(found.skins(), skin, "skin", &|| format!("mesh {mesh}"))?;
+            nth(&s.frames, frame, "frame", &|| {
+                format!("mesh {mesh} skin {skin}")
+            })?;
+            Ok(s)
+        },
+        |s| ossa_skin_frame {
+            // Checked by `find`.
+            material: s
+                .frames
+                .get(frame as usize)
+                .map_or(c_name(b"\0"), |f| c_name(f.material.as_bytes_with_nul())),
+            shader_text: s
+                .frames
+                .get(frame as usize)
+                .map_or(c_name(b"\0"), |f| c_name(f.shader_text.as_bytes_with_nul())),
+            frame_count: count_u32(s.frames.len()),
+            interval: s.interval,
+        },
+    )
 }

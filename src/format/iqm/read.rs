@@ -10,8 +10,8 @@ use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
 use crate::format::{Checker, Format, total};
 use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{
-    Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, MeshParts, ModelParts, Name,
-    concat_into,
+    Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, Kept, KeptExtension,
+    MeshParts, MeshSkin, ModelParts, Name, SkinFrame, concat_into,
 };
 
 pub const MAGIC: &[u8; 16] = b"INTERQUAKEMODEL\0";
@@ -538,7 +538,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     } else {
         scenes(&anims, bounds, file_frames, ck)?
     };
-    parts.events = read_extensions(data, &h, &text, &scene_of_anim, ck)?;
+    read_extensions(data, &h, &text, &scene_of_anim, &mut parts, ck)?;
     parts.bones = bones;
     parts.frames = frames;
     parts.poses = all_poses.into();
@@ -1589,19 +1589,35 @@ fn vertex_normals(positions: &[[f32; 3]], triangles: &[u8]) -> Vec<[f32; 3]> {
         .collect()
 }
 
-/// The extension list (FTE's): events become the scenes' events; the others are named in a
-/// warning, as ossa does not use them.
+/// The extension list (FTE's): `FTE_EVENT` becomes the scenes' events and `FTE_SKINS` the
+/// meshes' skins; the others, and the comment, are kept as bytes for saving (and named in a
+/// note), with the text block where one of them may point into it.
 fn read_extensions(
     data: &[u8],
     h: &Header,
     text: &Text,
     scene_of_anim: &[Option<u32>],
+    parts: &mut ModelParts,
     ck: &mut Checker,
-) -> Result<Vec<AnimationEvent>> {
+) -> Result<()> {
     let num_anims = scene_of_anim.len();
-    let mut events = Vec::new();
     let mut ofs = h.get(H::OfsExtensions);
-    let mut unused = Vec::new();
+    let mut kept = Kept {
+        comment: block(
+            data,
+            h.get(H::OfsComment),
+            h.get(H::NumComment).into(),
+            1,
+            "comment",
+        )?
+        .to_vec(),
+        ..Kept::default()
+    };
+    ck.reserve(
+        ck.charged().saturating_add(kept.comment.len() as u64),
+        "the comment kept",
+    )?;
+    let mut skins_read = false;
     for e in 0..h.get(H::NumExtensions) {
         if ofs == 0 {
             break;
@@ -1617,6 +1633,7 @@ fn read_extensions(
             1,
             &format!("extension {e} ({name}) data"),
         )?;
+        let body_at = u64::from(u32_of(rec, 8));
         match name.as_bytes() {
             b"FTE_EVENT" => {
                 if body.len() % 16 != 0 {
@@ -1639,7 +1656,7 @@ fn read_extensions(
                             )))?;
                             continue;
                         };
-                        events.push(AnimationEvent {
+                        parts.events.push(AnimationEvent {
                             animation: scene,
                             time,
                             bone: -1,
@@ -1649,15 +1666,118 @@ fn read_extensions(
                     }
                 }
             }
-            other => unused.push(String::from_utf8_lossy(other).into_owned()),
+            // FTE reads the first FTE_SKINS only.
+            b"FTE_SKINS" if !skins_read => {
+                skins_read = true;
+                read_fte_skins(body, body_at, h, text, parts, ck)?;
+            }
+            _ => {
+                ck.reserve(
+                    ck.charged().saturating_add(body.len() as u64),
+                    "the extensions kept",
+                )?;
+                kept.extensions.push(KeptExtension {
+                    name,
+                    data: body.to_vec(),
+                });
+            }
         }
         ofs = u32_of(rec, 12);
     }
-    if !unused.is_empty() {
+    if !kept.extensions.is_empty() {
         ck.note(format!(
-            "extensions ossa does not use: {}",
-            unused.join(", ")
+            "extensions ossa does not use, kept for saving as IQM: {}",
+            (kept.extensions.iter())
+                .map(|x| x.name.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
+        // Their data may name strings by offset into the text block.
+        kept.text = text.bytes.to_vec();
     }
-    Ok(events)
+    parts.kept = kept;
+    Ok(())
+}
+
+/// `FTE_SKINS` (FTE's `Mod_ParseIQMMeshModel`): `numskinframes`, `nummeshskins`, each mesh's
+/// skin count, the skin frames (material, shader text) and the mesh skins (first frame, frame
+/// count, interval), in exactly that many bytes. A mesh's skins are read up to the first that
+/// FTE would stop at (no frames, or frames past the table), each frame charged as it is kept.
+fn read_fte_skins(
+    body: &[u8],
+    body_at: u64,
+    h: &Header,
+    text: &Text,
+    parts: &mut ModelParts,
+    ck: &mut Checker,
+) -> Result<()> {
+    let num_meshes = u64::from(h.get(H::NumMeshes));
+    let num_frames = u64::from(u32_of(body, 0));
+    let num_skins = u64::from(u32_of(body, 4));
+    let want = 8u64
+        .saturating_add(num_meshes.saturating_mul(4))
+        .saturating_add(num_frames.saturating_mul(8))
+        .saturating_add(num_skins.saturating_mul(12));
+    // Byte `k` of the body as an index (every one below is inside it once the size is checked).
+    let word = |at: u64| u32_of(body, usize::try_from(at).unwrap_or(usize::MAX));
+    let counts: Vec<u64> = (0..num_meshes.min(body.len() as u64 / 4))
+        .map(|m| u64::from(word(m.saturating_mul(4).saturating_add(8))))
+        .collect();
+    let listed = total(counts.iter().copied());
+    if body.len() < 8 || want != body.len() as u64 || listed != num_skins {
+        return ck.tolerate(
+            Error::malformed(format!(
+                "FTE_SKINS: {} bytes, {num_frames} skin frames and {num_skins} mesh skins \
+                 ({listed} listed by the meshes) for {num_meshes} meshes, which need {want} \
+                 bytes; FTE ignores it, and so does ossa",
+                body.len()
+            ))
+            .at(body_at),
+        );
+    }
+    let frames_at = num_meshes.saturating_mul(4).saturating_add(8);
+    let skins_at = num_frames.saturating_mul(8).saturating_add(frames_at);
+    let mut next = 0u64;
+    for (m, &count) in counts.iter().enumerate() {
+        let first = next;
+        next = next.saturating_add(count);
+        let mut skins = Vec::new();
+        for k in first..next {
+            let rec = k.saturating_mul(12).saturating_add(skins_at);
+            let (start, n) = (u64::from(word(rec)), u64::from(word(rec.saturating_add(4))));
+            let interval = f32::from_bits(word(rec.saturating_add(8)));
+            let end = start.saturating_add(n);
+            if n == 0 || end > num_frames || !interval.is_finite() {
+                ck.tolerate(
+                    Error::malformed(format!(
+                        "FTE_SKINS mesh {m} skin {}: frames {start}..{end} of {num_frames}, \
+                         interval {interval}; FTE stops at it, and so does ossa",
+                        k.saturating_sub(first),
+                    ))
+                    .at(body_at.saturating_add(rec)),
+                )?;
+                break;
+            }
+            ck.reserve(
+                ck.charged()
+                    .saturating_add(n.saturating_mul(size_of::<SkinFrame>() as u64)),
+                "FTE_SKINS",
+            )?;
+            let mut frames = Vec::with_capacity(usize::try_from(n).unwrap_or_default());
+            for f in start..end {
+                let rec = f.saturating_mul(8).saturating_add(frames_at);
+                let what = || format!("FTE_SKINS skin frame {f}");
+                let frame_at = body_at.saturating_add(rec);
+                frames.push(SkinFrame {
+                    material: text.name(word(rec), frame_at, ck, what)?,
+                    shader_text: text.name(word(rec.saturating_add(4)), frame_at, ck, what)?,
+                });
+            }
+            skins.push(MeshSkin { frames, interval });
+        }
+        if let Some(mesh) = parts.meshes.get_mut(m) {
+            mesh.skins = skins;
+        }
+    }
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! Writes IQM version 2 as the reference compiler (`iqm.cpp`) lays it out: header, text, meshes,
 //! vertex arrays, the vertex data (from an 8-byte boundary), triangles, adjacency, joints, poses,
-//! anims, frames and bounds, every table on a 4-byte boundary and every empty one at offset 0.
+//! anims, frames and bounds, every table on a 4-byte boundary and every empty one at offset 0;
+//! then the comment and the extensions (records, then their data), which FTE's tools add there.
 //!
 //! The model's coordinates are written as they are: IQM is Z-up as DPM is. The joints hold frame
 //! 0, the bind pose; the file's frames are the model's from frame 1 when frame 0 is only the bind
@@ -36,6 +37,7 @@ const JOINT_SIZE: u64 = 48;
 const POSE_SIZE: u64 = 88;
 const ANIM_SIZE: u64 = 20;
 const BOUNDS_SIZE: u64 = 32;
+const EXTENSION_SIZE: u64 = 16;
 
 /// Vertex array types.
 const POSITION: u32 = 0;
@@ -71,8 +73,9 @@ const MIN_WEIGHT: f64 = 1e-3;
 /// A channel that varies by less than this over the frames is stored as a constant.
 const MIN_RANGE: f32 = 1e-10;
 
-/// How [`write()`] writes. The file is written without a comment or extensions; the defaults
-/// write what the reference compiler would.
+/// How [`write()`] writes. The defaults write what the reference compiler would, with the
+/// model's events (`FTE_EVENT`), skins (`FTE_SKINS`), and the comment and extensions kept from
+/// an IQM it was read from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// The file's frames are the model's from frame 0, whether or not a scene plays it: the
@@ -113,6 +116,28 @@ struct Text {
 }
 
 impl Text {
+    /// A text block that begins with `kept`, a file's own (kept extensions may point into it),
+    /// its strings found again by their first offsets.
+    fn starting_with(kept: &[u8]) -> Text {
+        let mut text = Text::default();
+        if kept.first() != Some(&0) {
+            return text;
+        }
+        let mut at = 0usize;
+        for s in kept.split(|&b| b == 0) {
+            text.offsets.entry(s.to_vec()).or_insert(at as u32);
+            at = at.saturating_add(s.len()).saturating_add(1);
+        }
+        // A block not ending in NUL keeps its last bytes, unnamed.
+        text.bytes = kept.to_vec();
+        if text.bytes.last() != Some(&0) {
+            text.offsets
+                .remove(kept.rsplit(|&b| b == 0).next().unwrap_or_default());
+            text.bytes.push(0);
+        }
+        text
+    }
+
     fn add(&mut self, name: &Name) -> Result<u32> {
         if self.bytes.is_empty() {
             self.bytes.push(0);
@@ -759,7 +784,12 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
     let bones = model.bones();
     let nb = bones.len();
     let meshes = model.meshes();
-    let mut text = Text::default();
+    let kept = model.kept();
+    let mut text = if kept.extensions.is_empty() {
+        Text::default()
+    } else {
+        Text::starting_with(&kept.text)
+    };
 
     // Meshes, their vertices and triangles numbered across all of them.
     let mut mesh_records = Vec::with_capacity(meshes.len());
@@ -844,8 +874,14 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
     let frames = written_frames(model, options);
     let num_frames = to_u32(frames.len(), || "frame count".to_owned())?;
     let mut anims = Vec::new();
+    // Per scene: its anim, where it is written.
+    let mut anim_of_scene = vec![None; model.animations().len()];
     if num_frames > 0 {
-        for scene in model.animations().iter().filter(|a| a.frame_count > 0) {
+        for (s, scene) in (model.animations().iter().enumerate()).filter(|(_, a)| a.frame_count > 0)
+        {
+            if let Some(slot) = anim_of_scene.get_mut(s) {
+                *slot = Some(anims.len() as u32);
+            }
             anims.push(Anim {
                 name: text.add(&scene.name)?,
                 first_frame: scene.first_frame.saturating_sub(frames.start as u32),
@@ -875,6 +911,8 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
             bounds.push(frame_bounds(model, f, &mut matrices, &mut points)?);
         }
     }
+    let extensions = extensions(model, &anim_of_scene, &mut text)?;
+    let comment = &kept.comment;
     let mut text = text.bytes;
     text.resize(text.len().next_multiple_of(4), 0);
 
@@ -904,6 +942,11 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
     let ofs_anims = plan.place(records_len(anims.len(), ANIM_SIZE));
     let ofs_frames = plan.place(records_len(frame_data.len(), 2));
     let ofs_bounds = plan.place(records_len(bounds.len(), BOUNDS_SIZE));
+    let ofs_comment = plan.place((comment.len() as u64).next_multiple_of(4));
+    let ofs_extensions = plan.place(records_len(extensions.len(), EXTENSION_SIZE));
+    let ext_data: Vec<u64> = (extensions.iter())
+        .map(|x| plan.place((x.data.len() as u64).next_multiple_of(4)))
+        .collect();
     let filesize = u32::try_from(plan.pos).map_err(|_| {
         Error::limit(format!(
             "the file would be {} bytes, past IQM's 32-bit sizes",
@@ -939,10 +982,10 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
         num_framechannels,
         ofs(ofs_frames),
         ofs(ofs_bounds),
-        0, // num_comment
-        0, // ofs_comment
-        0, // num_extensions
-        0, // ofs_extensions
+        comment.len() as u32,
+        ofs(ofs_comment),
+        extensions.len() as u32,
+        ofs(ofs_extensions),
     ] {
         put_u32::<Le>(&mut out, v);
     }
@@ -1001,7 +1044,111 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
         .iter()
         .flatten()
         .for_each(|&v| put_f32::<Le>(&mut out, v));
+    out.extend_from_slice(comment);
+    pad_to(
+        &mut out,
+        ofs_comment.saturating_add((comment.len() as u64).next_multiple_of(4)),
+    );
+    for (k, (x, &at)) in extensions.iter().zip(&ext_data).enumerate() {
+        // The records follow each other; the last ends the list.
+        let next = (k as u64).saturating_add(1);
+        let next = if next < extensions.len() as u64 {
+            next.saturating_mul(EXTENSION_SIZE)
+                .saturating_add(ofs_extensions)
+        } else {
+            0
+        };
+        for v in [x.name, x.data.len() as u32, ofs(at), ofs(next)] {
+            put_u32::<Le>(&mut out, v);
+        }
+    }
+    for (x, &at) in extensions.iter().zip(&ext_data) {
+        pad_to(&mut out, at);
+        out.extend_from_slice(&x.data);
+    }
+    pad_to(&mut out, u64::from(filesize));
     debug_assert_eq!(out.len(), filesize as usize);
+    Ok(out)
+}
+
+/// An extension to write: its name in the text block and its data.
+struct Extension {
+    name: u32,
+    data: Vec<u8>,
+}
+
+/// The extensions the model holds: its events as `FTE_EVENT` (on the scenes written as anims; a
+/// key that is a number is the event code, any other is code 0 with `key=value` as the data), its
+/// meshes' skins as `FTE_SKINS`, and the extensions kept from the file it was read from.
+fn extensions(
+    model: &Model,
+    anim_of_scene: &[Option<u32>],
+    text: &mut Text,
+) -> Result<Vec<Extension>> {
+    let mut out = Vec::new();
+    let mut events = Vec::new();
+    for e in model.events() {
+        let Some(anim) = anim_of_scene.get(e.animation as usize).copied().flatten() else {
+            continue;
+        };
+        let key = e.key.to_string();
+        let (code, data) = match key.parse::<u32>() {
+            Ok(code) => (code, text.add(&e.value)?),
+            Err(_) => (
+                0,
+                text.add(&Name::from(format!("{key}={}", e.value).as_str()))?,
+            ),
+        };
+        put_u32::<Le>(&mut events, anim);
+        put_f32::<Le>(&mut events, e.time);
+        put_u32::<Le>(&mut events, code);
+        put_u32::<Le>(&mut events, data);
+    }
+    if !events.is_empty() {
+        out.push(Extension {
+            name: text.add(&Name::from("FTE_EVENT"))?,
+            data: events,
+        });
+    }
+    let meshes = model.meshes();
+    if meshes.iter().any(|m| !m.skins().is_empty()) {
+        let (mut counts, mut frames, mut skins) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut num_frames, mut num_skins) = (0u32, 0u32);
+        for m in meshes {
+            put_u32::<Le>(
+                &mut counts,
+                to_u32(m.skins().len(), || "FTE_SKINS".to_owned())?,
+            );
+            for skin in m.skins() {
+                let n = to_u32(skin.frames.len(), || "FTE_SKINS".to_owned())?;
+                put_u32::<Le>(&mut skins, num_frames);
+                put_u32::<Le>(&mut skins, n);
+                put_f32::<Le>(&mut skins, skin.interval);
+                for f in &skin.frames {
+                    put_u32::<Le>(&mut frames, text.add(&f.material)?);
+                    put_u32::<Le>(&mut frames, text.add(&f.shader_text)?);
+                }
+                num_frames = num_frames.saturating_add(n);
+                num_skins = num_skins.saturating_add(1);
+            }
+        }
+        let mut data = Vec::new();
+        put_u32::<Le>(&mut data, num_frames);
+        put_u32::<Le>(&mut data, num_skins);
+        data.extend(counts);
+        data.extend(frames);
+        data.extend(skins);
+        out.push(Extension {
+            name: text.add(&Name::from("FTE_SKINS"))?,
+            data,
+        });
+    }
+    for x in &model.kept().extensions {
+        out.push(Extension {
+            name: text.add(&x.name)?,
+            data: x.data.clone(),
+        });
+    }
     Ok(out)
 }
 
