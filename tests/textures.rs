@@ -960,3 +960,73 @@ fn xon_zombie_skin_files_are_four_variants() {
     }
     assert_eq!(t.warnings.len(), 7, "{:?}", t.warnings);
 }
+
+// ---------------------------------------------------------------------------------------------
+// IQM: .skin files matched by mesh name, and the skins the file carries (FTE_SKINS)
+// ---------------------------------------------------------------------------------------------
+
+/// An IQM of two named meshes drawn with `body` and `face`; mesh `head` carries two skins of its
+/// own (the second of two textures), mesh `torso` none. Written and read back as a file would be.
+fn iqm_with_skins() -> Model {
+    let frame = |material: &str| ossa::SkinFrame {
+        material: material.into(),
+        shader_text: Name::empty(),
+    };
+    let mut head = triangle("head", "face");
+    head.skins = vec![
+        ossa::MeshSkin {
+            frames: vec![frame("body_alt")],
+            interval: 0.0,
+        },
+        ossa::MeshSkin {
+            frames: vec![frame("gfx/decal/eye"), frame("body")],
+            interval: 0.5,
+        },
+    ];
+    let parts = one_bone(Format::Iqm, vec![triangle("torso", "body"), head]);
+    let bytes = Model::from_parts(parts).unwrap().save(Format::Iqm).unwrap();
+    Model::load(&bytes, &LoadOptions::default()).unwrap()
+}
+
+#[test]
+fn iqm_skin_files_match_mesh_names_and_the_files_own_skins_follow() {
+    let model = iqm_with_skins();
+    assert_eq!(model.meshes()[1].skins().len(), 2);
+    let mut fs = game_files();
+    // DarkPlaces matches an IQM's .skin lines against its mesh names, not its materials.
+    fs.add("models/m/test.iqm_0.skin", b"head,body\nface,eye\n".to_vec());
+    let t = find_textures(&model, Some((&fs, "models/m/test.iqm")), NO_LIMIT);
+
+    let image_of = |path: &str| t.images.iter().position(|i| i.path == path);
+    let (body, face) = (image_of("models/m/body.tga"), image_of("models/m/textures/face.jpeg"));
+    let (alt, eye) = (
+        image_of("models/m/textures/body_alt.png"),
+        image_of("gfx/decal/eye.png"),
+    );
+    assert!(body.is_some() && face.is_some() && alt.is_some() && eye.is_some());
+    assert_eq!(t.mesh_images, [body, face]);
+    let vt = |name: &str, image| {
+        Some(VariantTexture {
+            name: name.to_owned(),
+            image,
+        })
+    };
+    let variants: Vec<(&str, &[Option<VariantTexture>])> = t
+        .variants
+        .iter()
+        .map(|v| (v.name.as_str(), v.meshes.as_slice()))
+        .collect();
+    assert_eq!(
+        variants,
+        [
+            ("test.iqm_0", &[None, vt("body", body)][..]),
+            ("skin 0", &[None, vt("body_alt", alt)][..]),
+            ("skin 1", &[None, vt("gfx/decal/eye", eye)][..]),
+        ]
+    );
+    assert!(
+        warned(&t, &["models/m/test.iqm_0.skin line 2", "no mesh named \"face\""]),
+        "{:?}",
+        t.warnings
+    );
+}

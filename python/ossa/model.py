@@ -148,6 +148,20 @@ class Frame:
     radius: float
 
 
+@dataclass(frozen=True, slots=True)
+class SkinFrame:
+    material: str  # the texture, named as mesh shaders are
+    shader_text: str  # shader text FTE compiles for it; "" where none
+
+
+@dataclass(frozen=True, slots=True)
+class MeshSkin:
+    """One of a mesh's own skins (IQM's FTE_SKINS): its textures, shown one after another."""
+
+    frames: tuple[SkinFrame, ...]
+    interval: float  # seconds each frame shows
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Mesh:
     """One mesh; its arrays are copies, so they outlive the model."""
@@ -162,6 +176,7 @@ class Mesh:
     group_ids: npt.NDArray[np.uint32] | None  # (triangles,) DPM's; None elsewhere
     colors: npt.NDArray[np.uint8] | None  # (vertices, 4) RGBA (DMF, MM2 .mod); None elsewhere
     material: int  # index of the model's material, -1 where none
+    skins: tuple[MeshSkin, ...]  # skin k of the model draws the mesh with skins[k] (IQM FTE_SKINS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +479,22 @@ class Model:
             group_ids=copy(raw.group_ids, triangles, np.uint32, (triangles,)),
             colors=copy(lib.ossa_mesh_colors(self._ptr, i), 4 * vertices, np.uint8, (vertices, 4)),
             material=int(lib.ossa_mesh_material(self._ptr, i)),
+            skins=self._mesh_skins(i),
         )
+
+    def _mesh_skins(self, i: int) -> tuple[MeshSkin, ...]:
+        raw = ffi.new("ossa_skin_frame *")
+        skins = []
+        for k in range(lib.ossa_mesh_skin_count(self._ptr, i)):
+            frames = []
+            f, count, interval = 0, 1, 0.0
+            while f < count:
+                check(lib.ossa_mesh_get_skin_frame(self._ptr, i, k, f, raw), f"ossa_mesh_get_skin_frame({i}, {k}, {f})")
+                frames.append(SkinFrame(material=text(raw.material), shader_text=text(raw.shader_text)))
+                count, interval = raw.frame_count, raw.interval
+                f += 1
+            skins.append(MeshSkin(frames=tuple(frames), interval=interval))
+        return tuple(skins)
 
     @cached_property
     def animations(self) -> tuple[Animation, ...]:

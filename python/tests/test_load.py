@@ -163,3 +163,31 @@ def test_an_iqm_takes_the_animations_of_its_animation_only_file(corpus):
     static = ossa.load(corpus / "iqm" / "ksdk_bush.iqm")
     with pytest.raises(ossa.MismatchError):
         guy.add_animations(static)
+
+
+def fte_skins_triangle() -> bytes:
+    """One triangle drawn with "red" whose FTE_SKINS gives it two skins: "red", then "blue" shown
+    for 0.5 s; laid out byte by byte as iqm.txt and FTE's loader read it."""
+    import struct
+
+    text = b"\0tri\0red\0blue\0FTE_SKINS\0"
+    header = [2, 308, 0, 24, 124, 1, 148, 1, 3, 172, 1, 228] + [0] * 13 + [1, 240]
+    body = struct.pack("<6I", 1, 5, 0, 3, 0, 1)  # mesh
+    body += struct.pack("<5I", 0, 0, 7, 3, 192)  # positions: float x 3 at 192
+    body += struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 1, 0)
+    body += struct.pack("<3I", 0, 2, 1)  # triangle
+    body += struct.pack("<4I", 14, 52, 256, 0)  # the extension: 52 bytes at 256
+    body += struct.pack("<3I", 2, 2, 2) + struct.pack("<4I", 5, 0, 9, 0)
+    body += struct.pack("<IIfIIf", 0, 1, 0.0, 1, 1, 0.5)
+    data = b"INTERQUAKEMODEL\0" + struct.pack("<27I", *header) + text + body
+    assert len(data) == 308
+    return data
+
+
+def test_an_iqm_mesh_has_the_skins_its_fte_skins_gives_it():
+    model = ossa.load(fte_skins_triangle(), format="iqm")
+    assert model.meshes[0].skins == (
+        ossa.MeshSkin(frames=(ossa.SkinFrame(material="red", shader_text=""),), interval=0.0),
+        ossa.MeshSkin(frames=(ossa.SkinFrame(material="blue", shader_text=""),), interval=0.5),
+    )
+    assert model.meshes[0].shader == "red"
