@@ -61,6 +61,43 @@ pub fn tube(bones: u32, sides: u32, frames: u32) -> Model {
     .expect("a tube rig is a valid model")
 }
 
+/// A two-bone tube whose mesh has two skins of its own (one of two textures) and whose first
+/// scene has an event: IQM writes them as FTE's `FTE_SKINS` and `FTE_EVENT`.
+pub fn skinned_tube() -> Model {
+    let mut parts = TubeRig {
+        bones: 2,
+        bone_length: 4.0,
+        radius: 1.0,
+        rings_per_bone: 1,
+        sides: 3,
+        frames: 2,
+        bend: 0.5,
+    }
+    .parts();
+    let frame = |material: &str| ossa::SkinFrame {
+        material: material.into(),
+        shader_text: Name::empty(),
+    };
+    parts.meshes[0].skins = vec![
+        ossa::MeshSkin {
+            frames: vec![frame("red")],
+            interval: 0.0,
+        },
+        ossa::MeshSkin {
+            frames: vec![frame("blue"), frame("glow")],
+            interval: 0.5,
+        },
+    ];
+    parts.events.push(ossa::model::AnimationEvent {
+        animation: 0,
+        time: 0.0,
+        bone: -1,
+        key: "7".into(),
+        value: "hit".into(),
+    });
+    Model::from_parts(parts).expect("a tube rig is a valid model")
+}
+
 /// The tube's bone names, as Sims meshes name them.
 fn tube_bone(i: u32) -> Name {
     Name::from(format!("bone{i}").as_str())
@@ -181,6 +218,7 @@ pub fn models() -> Vec<(&'static str, Model)> {
         ("small", tube(1, 3, 2)),
         ("static", tube(1, 3, 1)),
         ("sims", sims_mesh(3)),
+        ("skins", skinned_tube()),
     ]
 }
 
