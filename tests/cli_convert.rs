@@ -835,3 +835,59 @@ fn corpus_1998_colonel_converts_with_his_textures_and_a_skill() {
         "{min:?} {max:?}"
     );
 }
+
+/// `--anims`: raylib's guy takes the scenes of its animation-only twin (unnamed bones, bound by
+/// number) after its own; a file whose bones are none of the model's is refused, naming it.
+#[test]
+fn anims_adds_the_scenes_of_an_animation_only_iqm() {
+    let Some(iqm) = corpus("iqm") else {
+        return;
+    };
+    let dir = TempDir::new("cli", "anims");
+    let (guy, anims) = (iqm.join("raylib_guy.iqm"), iqm.join("raylib_guyanim.iqm"));
+    let scenes = |path: &Path| -> Vec<String> {
+        let m = Model::load_file(path, &LoadOptions::default()).unwrap();
+        m.animations().iter().map(|a| a.name.to_string()).collect()
+    };
+    // The twin's scenes have the model's names; glTF numbers the repeats.
+    assert_eq!(scenes(&guy), ["jump", "dance"]);
+    assert_eq!(scenes(&anims), ["jump", "dance"]);
+    let expected = ["jump", "dance", "jump~2", "dance~2"];
+
+    let (guy, anims) = (guy.to_str().unwrap(), anims.to_str().unwrap());
+    let run = ossa(&dir, &["convert", guy, "--anims", anims, "-o", "guy.glb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        names(&glb_file(&dir.path("guy.glb")), "animations"),
+        expected
+    );
+
+    let bush = iqm.join("ksdk_bush.iqm");
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            guy,
+            "--anims",
+            bush.to_str().unwrap(),
+            "-o",
+            "x.glb",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("OSSA_ERR_MISMATCH")
+            && run
+                .stderr
+                .contains("ksdk_bush.iqm: no bone of the model is moved"),
+        "{}",
+        run.stderr
+    );
+    let run = ossa(&dir, &["convert", guy, "-o", "x.glb", "--anims"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--anims needs a file"),
+        "{}",
+        run.stderr
+    );
+}

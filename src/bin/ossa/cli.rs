@@ -317,6 +317,11 @@ pub struct PartsArgs {
     // Zero values accepted here so that a bare `--skills` gets this command's own message.
     #[arg(long, value_name = "FILE", num_args = 0.., action = clap::ArgAction::Append)]
     pub skills: Option<Vec<String>>,
+    /// Add the scenes of these animation files (an animation-only IQM such as anim.iqm, or any
+    /// model over the same bones), bones matched by name, or by number where the file names
+    /// none; the files run to the next option; repeatable
+    #[arg(long, value_name = "FILE", num_args = 0.., action = clap::ArgAction::Append)]
+    pub anims: Option<Vec<String>>,
     /// Dress a Sims character in suit NAME: the skeleton is --skeleton's or INPUT's; the suit
     /// INPUT's, or NAME.cmx or NAME.bcf beside INPUT or in a --search directory, as is each
     /// skin's MESH.skn, MESH.bmf or MESH.msh
@@ -347,7 +352,7 @@ pub fn cli_format(name: &str) -> Option<Format> {
 }
 
 pub const OUTPUT_FORMATS: &str =
-    "glb, gltf, dpm, skm, skp, skn, bmf, cmx, bcf, skel, mod, dmf, dmf-json";
+    "glb, gltf, dpm, skm, skp, iqm, skn, bmf, cmx, bcf, skel, mod, dmf, dmf-json";
 
 /// A format to write: a `--format` name, `glb`, or an extension without its dot (`skn`).
 pub fn output_format(name: &str) -> Option<Format> {
@@ -360,7 +365,7 @@ pub fn output_format(name: &str) -> Option<Format> {
 }
 
 /// Options only `convert` takes: named when another command is given one.
-const CONVERT_OPTIONS: [&str; 13] = [
+const CONVERT_OPTIONS: [&str; 14] = [
     "-o",
     "--output",
     "--to",
@@ -370,6 +375,7 @@ const CONVERT_OPTIONS: [&str; 13] = [
     "--bake-scale",
     "--skeleton",
     "--skills",
+    "--anims",
     "--suit",
     "--search",
     "--sidecars",

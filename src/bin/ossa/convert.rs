@@ -58,6 +58,9 @@ impl Settings {
         if args.parts.skills.as_ref().is_some_and(Vec::is_empty) {
             return Err("--skills needs a file".to_owned());
         }
+        if args.parts.anims.as_ref().is_some_and(Vec::is_empty) {
+            return Err("--anims needs a file".to_owned());
+        }
         let engine = match &args.engine {
             Some(name) => Some(
                 Engine::from_name(name)

@@ -13,6 +13,7 @@ pub struct Sources<'a> {
     pub options: &'a LoadOptions<'static>,
     pub skeleton: Option<&'a Model>,
     pub skills: &'a [String],
+    pub anims: &'a [String],
     pub suit: Option<&'a str>,
     pub search: &'a [String],
 }
@@ -28,6 +29,7 @@ impl<'a> Sources<'a> {
             options,
             skeleton,
             skills: parts.skills.as_deref().unwrap_or_default(),
+            anims: parts.anims.as_deref().unwrap_or_default(),
             suit: parts.suit.as_deref(),
             search: &parts.search,
         }
@@ -90,6 +92,13 @@ pub fn gather(
     }
     for skills in sources.skills {
         model = model.with_skills_file(skills, &side_options(sources.options))?;
+    }
+    for file in sources.anims {
+        let animations = Model::load_file(file, &side_options(sources.options))
+            .map_err(|e| e.in_file(&file.as_str().into()))?;
+        model = model
+            .with_animations(&animations)
+            .map_err(|e| e.in_file(&file.as_str().into()))?;
     }
     warnings.extend(model.warnings().iter().map(|w| w.to_string()));
     Ok((model, warnings))

@@ -259,6 +259,9 @@ pub fn render(args: &RenderArgs) -> ExitCode {
     if args.parts.skills.as_ref().is_some_and(Vec::is_empty) {
         return usage_error("--skills needs a file");
     }
+    if args.parts.anims.as_ref().is_some_and(Vec::is_empty) {
+        return usage_error("--anims needs a file");
+    }
     let skeleton = match load_skeleton(args.parts.skeleton.as_deref(), &settings.options) {
         Ok(skeleton) => skeleton,
         Err(code) => return code,
