@@ -250,7 +250,7 @@ fn half(bits: u16) -> f32 {
     }
 }
 
-impl Array<'_> {
+impl<'a> Array<'a> {
     fn name(&self) -> String {
         let kind = match self.kind {
             POSITION => "position",
@@ -298,7 +298,7 @@ impl Array<'_> {
 
     /// The portable layout's bytes (blend indexes and weights, colours): four unsigned bytes a
     /// vertex, read as they lie.
-    fn ubytes4(&self) -> Option<&[[u8; 4]]> {
+    fn ubytes4(&self) -> Option<&'a [[u8; 4]]> {
         (self.format == 1 && self.size == 4).then_some(self.bytes.as_chunks::<4>().0)
     }
 
@@ -327,17 +327,82 @@ impl Array<'_> {
     }
 }
 
-/// Each vertex's four joints and their weights.
-type Blends = (Vec<[u32; 4]>, Vec<[f32; 4]>);
+/// A float array as the model reads it, by vertex: straight from the file where it holds
+/// exactly `N` floats a vertex, all finite (as the tools write them), else decoded.
+enum Column<'a, const N: usize> {
+    File(&'a [[u8; 4]]),
+    Decoded(Vec<[f32; N]>),
+}
+
+impl<const N: usize> Default for Column<'_, N> {
+    fn default() -> Self {
+        Column::Decoded(Vec::new())
+    }
+}
+
+impl<const N: usize> Column<'_, N> {
+    #[inline]
+    fn get(&self, v: usize) -> Option<[f32; N]> {
+        match self {
+            Column::File(words) => {
+                let start = v.checked_mul(N)?;
+                let w: &[[u8; 4]; N] = words.get(start..start.checked_add(N)?)?.try_into().ok()?;
+                Some(w.map(f32::from_le_bytes))
+            }
+            Column::Decoded(values) => values.get(v).copied(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Column::File(words) => words.len() / N.max(1),
+            Column::Decoded(values) => values.len(),
+        }
+    }
+}
+
+/// Each vertex's four joints: the file's bytes, or decoded from another format.
+enum Joints<'a> {
+    Bytes(&'a [[u8; 4]]),
+    Decoded(Vec<[u32; 4]>),
+}
+
+impl Joints<'_> {
+    #[inline]
+    fn get(&self, v: usize) -> [u32; 4] {
+        match self {
+            Joints::Bytes(b) => b.get(v).map(|b| b.map(u32::from)),
+            Joints::Decoded(d) => d.get(v).copied(),
+        }
+        .unwrap_or_default()
+    }
+}
+
+/// Each vertex's four weights: the file's bytes (255 is 1), or decoded from another format.
+enum Weights<'a> {
+    Bytes(&'a [[u8; 4]]),
+    Decoded(Vec<[f32; 4]>),
+}
+
+impl Weights<'_> {
+    #[inline]
+    fn get(&self, v: usize) -> [f32; 4] {
+        match self {
+            Weights::Bytes(b) => b.get(v).map(|b| b.map(|x| f32::from(x) / 255.0)),
+            Weights::Decoded(d) => d.get(v).copied(),
+        }
+        .unwrap_or_default()
+    }
+}
 
 /// The decoded vertex arrays, in the file's vertex numbering.
 #[derive(Default)]
-struct Vertices {
-    positions: Vec<[f32; 3]>,
-    normals: Option<Vec<[f32; 3]>>,
-    texcoords: Option<Vec<[f32; 2]>>,
+struct Vertices<'a> {
+    positions: Column<'a, 3>,
+    normals: Option<Column<'a, 3>>,
+    texcoords: Option<Column<'a, 2>>,
     colors: Option<Vec<[u8; 4]>>,
-    blends: Option<Blends>,
+    blends: Option<(Joints<'a>, Weights<'a>)>,
 }
 
 struct MeshRecord {
@@ -704,6 +769,9 @@ fn read_arrays<'a>(
 /// Whether every value of a float array is a finite number: the first that is not is a
 /// problem at its vertex, and 0 stands in for it.
 fn finite<const N: usize>(values: &mut [[f32; N]], a: &Array, ck: &mut Checker) -> Result<()> {
+    if all_finite(values.as_flattened().iter().map(|x| x.to_bits())) {
+        return Ok(());
+    }
     for (v, x) in values.iter_mut().enumerate() {
         if let Some(c) = x.iter().position(|c| !c.is_finite()) {
             ck.problem(Error::malformed(format!(
@@ -717,7 +785,39 @@ fn finite<const N: usize>(values: &mut [[f32; N]], a: &Array, ck: &mut Checker) 
     Ok(())
 }
 
-fn decode_vertices(arrays: &[Array], nv: u32, h: &Header, ck: &mut Checker) -> Result<Vertices> {
+/// Whether every float (by its bits) is a finite number: one pass without branches, as an
+/// infinity or NaN has every exponent bit set.
+fn all_finite(bits: impl Iterator<Item = u32>) -> bool {
+    bits.fold(0u32, |bad, b| {
+        bad | u32::from(b & 0x7f80_0000 == 0x7f80_0000)
+    }) == 0
+}
+
+/// The file's floats where the array holds exactly `N` finite floats a vertex; else every
+/// vertex's first `N` components decoded, a value that is not finite reported and 0.
+fn column<'a, const N: usize>(
+    a: &Array<'a>,
+    n: usize,
+    fill: [f32; N],
+    ck: &mut Checker,
+) -> Result<Column<'a, N>> {
+    if a.format == FLOAT && a.size as usize == N {
+        let words = a.bytes.as_chunks::<4>().0;
+        if all_finite(words.iter().map(|w| u32::from_le_bytes(*w))) {
+            return Ok(Column::File(words));
+        }
+    }
+    let mut values = a.floats::<N>(n, fill, false);
+    finite(&mut values, a, ck)?;
+    Ok(Column::Decoded(values))
+}
+
+fn decode_vertices<'a>(
+    arrays: &[Array<'a>],
+    nv: u32,
+    h: &Header,
+    ck: &mut Checker,
+) -> Result<Vertices<'a>> {
     let n = nv as usize;
     for (k, a) in arrays.iter().enumerate() {
         let earlier = arrays.get(..k).unwrap_or_default();
@@ -732,72 +832,81 @@ fn decode_vertices(arrays: &[Array], nv: u32, h: &Header, ck: &mut Checker) -> R
     let find = |kind: u32| arrays.iter().find(|a| a.kind == kind);
     let mut v = Vertices::default();
     match find(POSITION) {
-        Some(a) => {
-            v.positions = a.floats::<3>(n, [0.0; 3], false);
-            finite(&mut v.positions, a, ck)?;
-        }
+        Some(a) => v.positions = column(a, n, [0.0; 3], ck)?,
         None if n > 0 && h.get(H::NumMeshes) > 0 => {
             ck.problem(
                 Error::malformed(format!("the file has {n} vertices but no position array"))
                     .at(Header::at(H::NumVertexArrays)),
             )?;
-            v.positions = vec![[0.0; 3]; n];
+            v.positions = Column::Decoded(vec![[0.0; 3]; n]);
         }
         None => {}
     }
     if let Some(a) = find(NORMAL) {
-        let mut normals = a.floats::<3>(n, [0.0; 3], false);
-        finite(&mut normals, a, ck)?;
-        v.normals = Some(normals);
+        v.normals = Some(column(a, n, [0.0; 3], ck)?);
     }
     if let Some(a) = find(TEXCOORD) {
-        let mut tc = a.floats::<2>(n, [0.0; 2], false);
-        finite(&mut tc, a, ck)?;
-        v.texcoords = Some(tc);
+        v.texcoords = Some(column(a, n, [0.0; 2], ck)?);
     }
     if let Some(a) = find(COLOR) {
-        let mut c = a.floats::<4>(n, [1.0; 4], true);
-        finite(&mut c, a, ck)?;
-        v.colors = Some(
-            c.iter()
-                .map(|c| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8))
-                .collect(),
-        );
+        let to_byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+        v.colors = Some(match a.ubytes4() {
+            // Each byte through the same steps as any other format, once per value.
+            Some(b) => {
+                let table: [u8; 256] =
+                    std::array::from_fn(|x| to_byte((f64::from(x as u8) / 255.0) as f32));
+                b.iter()
+                    .take(n)
+                    .map(|c| c.map(|x| table[usize::from(x)]))
+                    .collect()
+            }
+            None => {
+                let mut c = a.floats::<4>(n, [1.0; 4], true);
+                finite(&mut c, a, ck)?;
+                c.iter().map(|c| c.map(to_byte)).collect()
+            }
+        });
     }
     if let Some(a) = find(TANGENT) {
-        // Tangents are checked; the model derives its own where it needs them.
-        let mut t = a.floats::<4>(n, [0.0, 0.0, 0.0, 1.0], false);
-        finite(&mut t, a, ck)?;
+        // Tangents are checked; the model derives its own where it needs them. Floats that are
+        // all finite need no decoding to say so.
+        let words = a.bytes.as_chunks::<4>().0;
+        if !(a.format == FLOAT && all_finite(words.iter().map(|w| u32::from_le_bytes(*w)))) {
+            let mut t = a.floats::<4>(n, [0.0, 0.0, 0.0, 1.0], false);
+            finite(&mut t, a, ck)?;
+        }
     }
     match (find(BLEND_INDEXES), find(BLEND_WEIGHTS)) {
         (Some(ia), Some(wa)) => {
-            let indexes: Vec<[u32; 4]> = match ia.ubytes4() {
-                Some(b) => b.iter().take(n).map(|b| b.map(u32::from)).collect(),
-                None => (0..n)
-                    .map(|vtx| {
-                        let mut out = [0u32; 4];
-                        for (c, o) in out.iter_mut().enumerate().take(ia.size as usize) {
-                            let x = ia.component(vtx, c, false);
-                            *o = if (0.0..4294967296.0).contains(&x) {
-                                x as u32
-                            } else {
-                                u32::MAX
-                            };
-                        }
-                        out
-                    })
-                    .collect(),
+            let indexes = match ia.ubytes4() {
+                Some(b) => Joints::Bytes(b.get(..n).unwrap_or(b)),
+                None => Joints::Decoded(
+                    (0..n)
+                        .map(|vtx| {
+                            let mut out = [0u32; 4];
+                            for (c, o) in out.iter_mut().enumerate().take(ia.size as usize) {
+                                let x = ia.component(vtx, c, false);
+                                *o = if (0.0..4294967296.0).contains(&x) {
+                                    x as u32
+                                } else {
+                                    u32::MAX
+                                };
+                            }
+                            out
+                        })
+                        .collect(),
+                ),
             };
             let weight_unit = wa.format != FLOAT && wa.format != 6 && wa.format != 8;
-            let mut weights = match wa.ubytes4() {
-                Some(b) => b
-                    .iter()
-                    .take(n)
-                    .map(|b| b.map(|x| f32::from(x) / 255.0))
-                    .collect(),
-                None => wa.floats::<4>(n, [0.0; 4], weight_unit),
+            // Bytes over 255 are finite weights: nothing to check.
+            let weights = match wa.ubytes4() {
+                Some(b) => Weights::Bytes(b.get(..n).unwrap_or(b)),
+                None => {
+                    let mut w = wa.floats::<4>(n, [0.0; 4], weight_unit);
+                    finite(&mut w, wa, ck)?;
+                    Weights::Decoded(w)
+                }
             };
-            finite(&mut weights, wa, ck)?;
             if ia.size > 4 || wa.size > 4 {
                 ck.tolerate(Error::malformed(format!(
                     "blend arrays of {} indexes and {} weights a vertex: the first 4 are used",
@@ -1172,27 +1281,31 @@ fn decode_frames(
         )?;
     }
     let v1 = version.number == 1;
+    // Where each pose's stored channels lie in a frame, worked out once: a frame is then
+    // decoded channel by channel without walking the masks.
+    let tables = pose_tables(poses, nb);
+    let step = channels.saturating_mul(2);
+    let rest_of = |j: usize| rest.get(j).copied().unwrap_or(Mat3x4::IDENTITY);
+    // One frame's poses, appended whole: poses past the skeleton's bones are not part of the
+    // model, and bones past the poses stay at the identity.
+    let mut frame_poses = vec![Mat3x4::IDENTITY; nb];
     for f in 0..nf {
         let frame = values
-            .get(f.saturating_mul(channels).saturating_mul(2)..)
+            .get(f.saturating_mul(step)..f.saturating_add(1).saturating_mul(step))
             .unwrap_or_default();
-        let mut next = 0usize;
-        for (j, p) in poses.iter().enumerate().take(nb) {
-            let mut v = p.offset;
-            let mut bits = p.mask;
-            while bits != 0 {
-                let c = bits.trailing_zeros() as usize;
-                bits &= bits.wrapping_sub(1);
-                let at = next.saturating_mul(2);
-                let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
-                next = next.saturating_add(1);
-                if let (Some(x), Some(&s)) = (v.get_mut(c), p.scale.get(c)) {
-                    *x += f32::from(raw) * s;
-                }
-            }
-            if p.wild {
-                out.push(rest.get(j).copied().unwrap_or(Mat3x4::IDENTITY));
+        for (j, (t, slot)) in tables.iter().zip(frame_poses.iter_mut()).enumerate() {
+            if t.wild {
+                *slot = rest_of(j);
                 continue;
+            }
+            let mut v = t.offset;
+            for (c, x) in v.iter_mut().enumerate() {
+                let at = t.at.get(c).copied().unwrap_or_default() as usize;
+                let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
+                let s = t.scale.get(c).copied().unwrap_or_default();
+                let decoded = *x + f32::from(raw) * s;
+                // A select, not a branch: which channels a pose stores is the file's choice.
+                *x = if t.mask & (1 << c) != 0 { decoded } else { *x };
             }
             // Not wild: every channel lies between its offset and offset + 65535 * scale, both
             // within 1e9, so every value is finite.
@@ -1206,18 +1319,48 @@ fn decode_frames(
                 let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
                 unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?
             };
-            out.push(Mat3x4::from_rotation_translation_scale(
-                q,
-                [tx, ty, tz],
-                [sx, sy, sz],
-            ));
+            *slot = Mat3x4::from_rotation_translation_scale(q, [tx, ty, tz], [sx, sy, sz]);
         }
-        // Poses past the skeleton's bones are not part of the model.
-        for _ in poses.len()..nb {
-            out.push(Mat3x4::IDENTITY);
-        }
+        out.extend_from_slice(&frame_poses);
     }
     Ok(true)
+}
+
+/// A pose as decoding a frame needs it.
+struct PoseTable {
+    /// The byte in a frame's data where each stored channel's value lies (0 for the others,
+    /// whose value is not used).
+    at: [u32; 10],
+    mask: u32,
+    offset: [f32; 10],
+    scale: [f32; 10],
+    wild: bool,
+}
+
+/// The first `nb` poses' tables: a pose's channels follow the earlier poses' in a frame, in
+/// channel order.
+fn pose_tables(poses: &[Pose], nb: usize) -> Vec<PoseTable> {
+    let mut next = 0u32;
+    poses
+        .iter()
+        .take(nb)
+        .map(|p| {
+            let mut at = [0u32; 10];
+            for (c, a) in at.iter_mut().enumerate() {
+                if p.mask & (1 << c) != 0 {
+                    *a = next.saturating_mul(2);
+                    next = next.saturating_add(1);
+                }
+            }
+            PoseTable {
+                at,
+                mask: p.mask,
+                offset: p.offset,
+                scale: p.scale,
+                wild: p.wild,
+            }
+        })
+        .collect()
 }
 
 fn read_anims(data: &[u8], h: &Header, text: &Text, ck: &mut Checker) -> Result<Vec<Animation>> {
@@ -1354,9 +1497,13 @@ fn build_meshes(
 ) -> Result<Vec<MeshParts>> {
     let nv = h.get(H::NumVertexes);
     let nb = inverse_bind.len() as u32;
+    let computed;
     let normals = match &v.normals {
-        Some(n) => std::borrow::Cow::Borrowed(n),
-        None => std::borrow::Cow::Owned(vertex_normals(&v.positions, triangles)),
+        Some(n) => n,
+        None => {
+            computed = Column::Decoded(vertex_normals(&v.positions, triangles));
+            &computed
+        }
     };
     let mut reached_out = 0usize;
     let mut zero_weights = 0usize;
@@ -1373,13 +1520,26 @@ fn build_meshes(
         let own = order.len();
         let mut indices = Vec::with_capacity((r.num_triangles as usize).saturating_mul(3));
         let first = r.first_triangle as usize;
-        for t in first..first.saturating_add(r.num_triangles as usize) {
-            let rec = triangles
-                .get(t.saturating_mul(12)..t.saturating_mul(12).saturating_add(12))
-                .unwrap_or_default();
+        // The mesh's records lie inside the table (checked when its record was read).
+        let own_triangles = triangles
+            .get(first.saturating_mul(12)..)
+            .unwrap_or_default()
+            .as_chunks::<12>()
+            .0
+            .iter()
+            .take(r.num_triangles as usize);
+        for (t, rec) in (first..).zip(own_triangles) {
             let mut corner = [0u32; 3];
             for (k, c) in corner.iter_mut().enumerate() {
                 let mut i = u32_of(rec, k.saturating_mul(4));
+                // Most corners are the mesh's own vertices.
+                if let Some(local) = i
+                    .checked_sub(r.first_vertex)
+                    .filter(|&l| l < r.num_vertexes && i < nv)
+                {
+                    *c = local;
+                    continue;
+                }
                 if i >= nv {
                     ck.problem(
                         Error::malformed(format!(
@@ -1426,28 +1586,33 @@ fn build_meshes(
                 *slot = u32::MAX;
             }
         }
+        // Counted first, so that the influences are made in room reserved exactly.
+        let count = match &v.blends {
+            Some((idx, wts)) => total(order.iter().map(|&g| {
+                let (ix, w) = (idx.get(g as usize), wts.get(g as usize));
+                let kept = ix
+                    .iter()
+                    .zip(&w)
+                    .filter(|&(&b, &wk)| !(wk <= 0.0) && b < nb);
+                kept.count().max(1) as u64
+            })),
+            None => order.len() as u64,
+        };
         let mut influence_start = Vec::with_capacity(order.len().saturating_add(1));
         influence_start.push(0u32);
-        let mut influences: Vec<Influence> = Vec::with_capacity(order.len());
+        let mut influences: Vec<Influence> =
+            Vec::with_capacity(usize::try_from(count).unwrap_or_default());
         for (local, &g) in order.iter().enumerate() {
             let g = g as usize;
-            let p = v.positions.get(g).copied().unwrap_or_default();
-            let n = normals.get(g).copied().unwrap_or_default();
+            let p = v.positions.get(g).unwrap_or_default();
+            let n = normals.get(g).unwrap_or_default();
             let mut slots: [(u32, f32); 4] = [(0, 0.0); 4];
             let mut used = 0usize;
             if let Some((idx, wts)) = &v.blends {
-                let (ix, w) = (
-                    idx.get(g).copied().unwrap_or_default(),
-                    wts.get(g).copied().unwrap_or_default(),
-                );
-                for k in 0..4 {
-                    let (Some(&b), Some(&wk)) = (ix.get(k), w.get(k)) else {
-                        continue;
-                    };
-                    if wk <= 0.0 {
-                        continue;
-                    }
-                    if b >= nb {
+                let (ix, w) = (idx.get(g), wts.get(g));
+                for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+                    let weighted = !(wk <= 0.0);
+                    if weighted && b >= nb {
                         ck.problem(Error::malformed(format!(
                             "mesh {m} ({}) vertex {local} (file vertex {g}) slot {k}: joint {b} \
                              out of range (the model has {nb})",
@@ -1455,10 +1620,11 @@ fn build_meshes(
                         )))?;
                         continue;
                     }
+                    // Written always, kept when weighted: no branch on the file's weights.
                     if let Some(s) = slots.get_mut(used) {
                         *s = (b, wk);
-                        used = used.saturating_add(1);
                     }
+                    used = used.saturating_add(usize::from(weighted));
                 }
                 if used == 0 {
                     zero_weights = zero_weights.saturating_add(1);
@@ -1473,9 +1639,8 @@ fn build_meshes(
             }
             let chosen = slots.get(..used).unwrap_or_default();
             let sum: f32 = chosen.iter().map(|s| s.1).sum();
-            if (sum - 1.0).abs() > SUM_TOLERATED {
-                off_weights = off_weights.saturating_add(1);
-            }
+            off_weights =
+                off_weights.saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
             let scale = if (sum - 1.0).abs() > SUM_EXACT {
                 1.0 / sum
             } else {
@@ -1487,9 +1652,14 @@ fn build_meshes(
                     .get(b as usize)
                     .copied()
                     .unwrap_or(Mat3x4::IDENTITY);
-                let o = inv.transform_point(p);
-                let d = inv.transform_vector(n);
-                if !o.iter().chain(&d).all(|x| (x * w).is_finite()) {
+                let origin = inv.transform_point(p).map(|x| x * w);
+                let normal = inv.transform_vector(n).map(|x| x * w);
+                // One test for all six: an infinity or NaN has every exponent bit set.
+                let wild = origin
+                    .iter()
+                    .chain(&normal)
+                    .fold(0u32, |a, x| a | u32::from(!x.is_finite()));
+                if wild != 0 {
                     return Err(Error::malformed(format!(
                         "mesh {m} ({}) vertex {local}: its position in joint {b}'s bind space is \
                          not a finite float (the position or the joint's transform is too large)",
@@ -1497,9 +1667,9 @@ fn build_meshes(
                     )));
                 }
                 influences.push(Influence {
-                    origin: o.map(|x| x * w),
+                    origin,
                     weight: w,
-                    normal: d.map(|x| x * w),
+                    normal,
                     bone: b,
                 });
             }
@@ -1511,7 +1681,12 @@ fn build_meshes(
             influence_start,
             influences,
             indices,
-            texcoords: pick(&v.texcoords, &order),
+            texcoords: v.texcoords.as_ref().map(|t| {
+                order
+                    .iter()
+                    .map(|&g| t.get(g as usize).unwrap_or_default())
+                    .collect()
+            }),
             colors: pick(&v.colors, &order),
             ..MeshParts::default()
         });
@@ -1549,17 +1724,11 @@ fn pick<T: Copy + Default>(list: &Option<Vec<T>>, order: &[u32]) -> Option<Vec<T
 }
 
 /// Area-weighted vertex normals, for a file without a normal array.
-fn vertex_normals(positions: &[[f32; 3]], triangles: &[u8]) -> Vec<[f32; 3]> {
+fn vertex_normals(positions: &Column<3>, triangles: &[u8]) -> Vec<[f32; 3]> {
     let mut acc = vec![[0.0f64; 3]; positions.len()];
     for t in triangles.chunks_exact(12) {
         let ix = [u32_of(t, 0), u32_of(t, 4), u32_of(t, 8)];
-        let p = |i: u32| {
-            positions
-                .get(i as usize)
-                .copied()
-                .unwrap_or_default()
-                .map(f64::from)
-        };
+        let p = |i: u32| positions.get(i as usize).unwrap_or_default().map(f64::from);
         let (a, b, c) = (p(ix[0]), p(ix[1]), p(ix[2]));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let w = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
