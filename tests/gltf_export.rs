@@ -13,6 +13,8 @@
 mod corpus;
 #[path = "gltf_cases/mod.rs"]
 mod gltf_cases;
+#[path = "gltf_interop/mod.rs"]
+mod gltf_interop;
 #[path = "mm2_fixtures/mod.rs"]
 #[allow(unused_imports)]
 mod mm2_fixtures;
@@ -20,16 +22,15 @@ mod mm2_fixtures;
 mod node_interop;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use ossa::format::gltf::{Axes, EXACT_TOLERANCE, Export, ExportOptions};
+use ossa::format::gltf::{Axes, Export, ExportOptions};
 use ossa::io::DirFileSystem;
 use ossa::textures::{ModelTextures, find_textures};
-use ossa::{Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{Format, LoadOptions, Mat3x4, Model, Strided};
 use serde_json::{Value, json};
 
 use corpus::corpus_dir;
-use node_interop::node_ready;
+use gltf_interop::{Reference, bind_bones, check_with_node, glb_json, mapped, skinned};
 
 /// What three.js reads: the first four influences.
 const THREE_INFLUENCES: usize = 4;
@@ -57,42 +58,6 @@ fn export_with(
             ..Default::default()
         })
         .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The JSON chunk of a GLB.
-fn glb_json(bytes: &[u8]) -> Value {
-    assert_eq!(&bytes[..4], b"glTF");
-    assert_eq!(u32::from_le_bytes(bytes[4..8].try_into().unwrap()), 2);
-    assert_eq!(
-        u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize,
-        bytes.len()
-    );
-    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    assert_eq!(&bytes[16..20], b"JSON");
-    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
-}
-
-/// Where ossa puts vertices in glTF's frame: positions mapped by the model's axes.
-fn mapped(model: &Model, native: &[f32]) -> Vec<f32> {
-    let to = Axes::for_format(model.format()).matrix(1.0);
-    native
-        .chunks_exact(3)
-        .flat_map(|p| to.transform_point([p[0], p[1], p[2]]))
-        .collect()
-}
-
-/// ossa's own skinning of every mesh with model-space `bones`, in glTF's frame.
-fn skinned(model: &Model, bones: &[Mat3x4]) -> Vec<f32> {
-    let mut all = Vec::new();
-    for (m, mesh) in model.meshes().iter().enumerate() {
-        let n = mesh.vertex_count();
-        let mut out = vec![0.0f32; n * 3];
-        model
-            .skin_mesh(m, bones, 0, n, 0, &mut Strided::new(&mut out, 3).unwrap())
-            .unwrap();
-        all.extend(mapped(model, &out));
-    }
-    all
 }
 
 /// ossa's own four-influence GPU skinning (`gpu_weights` and `skinning_matrices` on the bind
@@ -160,67 +125,27 @@ fn write_case(
     } else {
         "all-sets"
     };
-    let nb = model.bones().len();
-    let mut bones = vec![Mat3x4::IDENTITY; nb];
-    let mut floats: Vec<f32> = Vec::new();
-    let mut samples = Vec::new();
-    let mut sample = |animation: Value, time: f64, bones: &[Mat3x4], floats: &mut Vec<f32>| {
-        samples.push(json!({ "animation": animation, "time": time, "offset": floats.len() }));
-        floats.extend(if four {
+    let skin = |bones: &[Mat3x4]| {
+        if four {
             skinned_four(model, bones)
         } else {
             skinned(model, bones)
-        });
+        }
     };
-    let bind = [FrameBlend {
-        frame: 0,
-        weight: 1.0,
-    }];
-    model.pose_frames(&bind, None, &mut bones).unwrap();
-    sample(Value::Null, 0.0, &bones, &mut floats);
+    let mut bones = bind_bones(model);
+    let mut reference = Reference::default();
+    reference.push(Value::Null, 0.0, skin(&bones));
     for a in 0..model.animations().len() {
         let exported_name = doc["animations"][a]["name"].clone();
         for t in sample_times(model, a) {
             let (blend, n) = model.animation_blend(a, t).unwrap();
             model.pose_frames(&blend[..n], None, &mut bones).unwrap();
-            sample(exported_name.clone(), t, &bones, &mut floats);
+            reference.push(exported_name.clone(), t, skin(&bones));
         }
     }
-    let meshes: Vec<Value> = model
-        .meshes()
-        .iter()
-        .enumerate()
-        .map(|(m, mesh)| {
-            // The four-influence export is compared with ossa's own four-influence skinning,
-            // which it equals; the full one with ossa's skinning, but for what the export reported.
-            let excluded = if four {
-                Vec::new()
-            } else {
-                exported.exactness.inexact[m].clone()
-            };
-            json!({
-                "name": mesh.name().to_string_lossy(),
-                "vertex_count": mesh.vertex_count(),
-                "excluded": excluded,
-            })
-        })
-        .collect();
-    let reference = json!({
-        "glb": format!("{name}.glb"),
-        "reader": reader,
-        "size": exported.exactness.size,
-        "tolerance": EXACT_TOLERANCE,
-        "meshes": meshes,
-        "samples": samples,
-    });
-    std::fs::write(dir.join(format!("{name}.glb")), &exported.bytes).unwrap();
-    std::fs::write(
-        dir.join(format!("{name}.ref.json")),
-        serde_json::to_vec_pretty(&reference).unwrap(),
-    )
-    .unwrap();
-    let bin: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
-    std::fs::write(dir.join(format!("{name}.ref.bin")), bin).unwrap();
+    // The four-influence export is compared with ossa's own four-influence skinning, which it
+    // equals; the full one with ossa's skinning, but for what the export reported.
+    reference.write(dir, name, model, &exported, reader, !four);
     exported
 }
 
@@ -316,25 +241,7 @@ fn exports_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
         }
         eprintln!("{name}: {}", full.exactness.describe());
     }
-    let Some(interop) = node_ready() else {
-        return;
-    };
-    let out = Command::new("node")
-        .arg(interop.join("check.mjs"))
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "interop/check.mjs failed");
-    for name in &written {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with("ok ") && l.contains(&format!(" {name}.glb:"))),
-            "{name}.glb was not checked"
-        );
-    }
-    assert!(text.contains(&format!("{} passed, 0 failed", written.len())));
+    check_with_node(&dir, &written);
 }
 
 #[test]

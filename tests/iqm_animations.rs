@@ -13,6 +13,20 @@ fn corpus_model(name: &str, test: &str) -> Option<Model> {
     Some(Model::load_file(dir.join(name), &LoadOptions::default()).unwrap())
 }
 
+/// Each scene's name, first frame, frame count and frame rate.
+fn scenes(model: &Model) -> Vec<(String, u32, u32, f32)> {
+    (model.animations().iter())
+        .map(|a| {
+            (
+                a.name.to_string_lossy(),
+                a.first_frame,
+                a.frame_count,
+                a.fps,
+            )
+        })
+        .collect()
+}
+
 /// Every vertex of every mesh at `frame`.
 fn skinned(model: &Model, frame: u32) -> Vec<[f32; 3]> {
     let bones = sweep::pose(model, &[sweep::blend(frame, 1.0)], None);
@@ -33,18 +47,13 @@ fn an_animation_only_file_plays_on_the_model_it_was_made_for() {
     // guy.iqm carries the same two anims as guyanim.iqm, number for number.
     let both = guy.with_animations(&anims).unwrap();
     assert_eq!(both.frames().len(), 123 + 122);
-    let scenes: Vec<_> = both
-        .animations()
-        .iter()
-        .map(|a| (a.name.to_string_lossy(), a.first_frame, a.frame_count))
-        .collect();
     assert_eq!(
-        scenes,
+        scenes(&both),
         [
-            ("jump".to_owned(), 1, 61),
-            ("dance".to_owned(), 62, 61),
-            ("jump".to_owned(), 123, 61),
-            ("dance".to_owned(), 184, 61),
+            ("jump".to_owned(), 1, 61, 24.0),
+            ("dance".to_owned(), 62, 61, 24.0),
+            ("jump".to_owned(), 123, 61, 24.0),
+            ("dance".to_owned(), 184, 61, 24.0),
         ]
     );
     for k in [0u32, 30, 60, 61, 100, 121] {
@@ -168,6 +177,17 @@ fn game_dir(what: &str, files: &[(&str, &str)], test: &str) -> Option<std::path:
     Some(dir)
 }
 
+/// The error loading `model` in `dir` once `cfg` (name, text) is written beside it.
+fn refused(
+    dir: &std::path::Path,
+    (cfg, text): (&str, &str),
+    model: &str,
+    options: &LoadOptions,
+) -> ossa::Error {
+    std::fs::write(dir.join(cfg), text).unwrap();
+    Model::load_file(dir.join(model), options).err().unwrap()
+}
+
 #[test]
 fn a_red_eclipse_iqm_cfg_adds_its_iqmanim_files() {
     let test = "a_red_eclipse_iqm_cfg_adds_its_iqmanim_files";
@@ -184,20 +204,8 @@ fn a_red_eclipse_iqm_cfg_adds_its_iqmanim_files() {
         return;
     };
     let model = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default()).unwrap();
-    let scenes: Vec<_> = model
-        .animations()
-        .iter()
-        .map(|a| {
-            (
-                a.name.to_string_lossy(),
-                a.first_frame,
-                a.frame_count,
-                a.fps,
-            )
-        })
-        .collect();
     // `iqmanim "idle" anim_idle.iqm`: its one anim of 2 frames, at the file's 24 fps.
-    assert_eq!(scenes, [("idle".to_owned(), 1, 2, 24.0)]);
+    assert_eq!(scenes(&model), [("idle".to_owned(), 1, 2, 24.0)]);
     assert_eq!(model.frames().len(), 3);
     // Another mesh in the directory is not what this iqm.cfg loads: nothing is added to it.
     std::fs::copy(dir.join("mesh.iqm"), dir.join("other.iqm")).unwrap();
@@ -211,14 +219,12 @@ fn a_red_eclipse_iqm_cfg_adds_its_iqmanim_files() {
     )
     .unwrap();
     let model = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default()).unwrap();
-    let names: Vec<_> = model
-        .animations()
-        .iter()
-        .map(|a| (a.name.to_string_lossy(), a.first_frame, a.fps))
-        .collect();
     assert_eq!(
-        names,
-        [("idle".to_owned(), 1, 12.0), ("stand".to_owned(), 1, 12.0)]
+        scenes(&model),
+        [
+            ("idle".to_owned(), 1, 2, 12.0),
+            ("stand".to_owned(), 1, 2, 12.0)
+        ]
     );
     assert!(
         model
@@ -229,14 +235,12 @@ fn a_red_eclipse_iqm_cfg_adds_its_iqmanim_files() {
         model.warnings()
     );
     // A file outside the directory is never read.
-    std::fs::write(
-        dir.join("iqm.cfg"),
-        "iqmload mesh.iqm\niqmanim idle ../x.iqm\n",
-    )
-    .unwrap();
-    let e = Model::load_file(dir.join("mesh.iqm"), &LoadOptions::default())
-        .err()
-        .unwrap();
+    let e = refused(
+        &dir,
+        ("iqm.cfg", "iqmload mesh.iqm\niqmanim idle ../x.iqm\n"),
+        "mesh.iqm",
+        &LoadOptions::default(),
+    );
     assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
 }
 
@@ -263,34 +267,28 @@ fn the_red_eclipse_player_takes_its_animations_from_model_iqm_cfg() {
     )
     .unwrap();
     let model = Model::load_file(dir.join("RE_Player_male.iqm"), &LoadOptions::default()).unwrap();
-    let scenes: Vec<_> = model
-        .animations()
-        .iter()
-        .map(|a| (a.name.to_string_lossy(), a.first_frame, a.frame_count))
-        .collect();
+    // dead.iqm's frame rate is 0: without a speed on its line it plays at FTE's 10 fps.
     assert_eq!(
-        scenes,
+        scenes(&model),
         [
-            ("dead".to_owned(), 1, 2),
-            ("boost forward".to_owned(), 3, 24)
+            ("dead".to_owned(), 1, 2, 10.0),
+            ("boost forward".to_owned(), 3, 24, 32.0)
         ]
     );
-    // dead.iqm's frame rate is 0: without a speed on its line it plays at FTE's 10 fps.
-    assert_eq!(model.animations()[0].fps, 10.0);
-    assert_eq!(model.animations()[1].fps, 32.0);
     // Strict mode refuses a line whose file is missing, naming the line.
-    std::fs::write(
-        dir.join("RE_Player_male.iqm.cfg"),
-        "iqmload \"RE_Player_male.iqm\"\niqmanim \"run\" \"run.iqm\"\n",
-    )
-    .unwrap();
     let strict = LoadOptions {
         strict: true,
         ..LoadOptions::default()
     };
-    let e = Model::load_file(dir.join("RE_Player_male.iqm"), &strict)
-        .err()
-        .unwrap();
+    let e = refused(
+        &dir,
+        (
+            "RE_Player_male.iqm.cfg",
+            "iqmload \"RE_Player_male.iqm\"\niqmanim \"run\" \"run.iqm\"\n",
+        ),
+        "RE_Player_male.iqm",
+        &strict,
+    );
     assert_eq!(e.code(), ErrorCode::NotFound, "{e}");
     assert_eq!(e.line(), Some(2), "{e}");
 }

@@ -579,16 +579,18 @@ fn reference_skin(what: &str, iqm: &Iqm, frame: Option<usize>) -> Vec<P> {
         .collect()
 }
 
-/// What one check of a written file found; distances in the model's units.
+/// How far another skinning (the reference reader's of the written file, or ossa's of the file
+/// read back) is from ossa's of the model, in the model's units, against what the written file
+/// accounts for at each vertex.
 #[derive(Default)]
-struct Figures {
-    poses: usize,
+struct Agreement {
     size: f64,
     /// The fine bound of the poses' quantisation, [`fine_bound`].
     fine: f64,
-    /// Largest distance between a reference-skinned vertex and ossa's, at the bind pose.
+    /// Largest distance between a vertex as the other skins it and as ossa does, at the bind
+    /// pose.
     bind: f64,
-    /// The same over the frames compared.
+    /// The same over the posed frames compared.
     posed: f64,
     /// The largest of [`loss`]'s two terms over the vertices and frames.
     rounding: f64,
@@ -596,6 +598,81 @@ struct Figures {
     /// The largest distance at a vertex beyond what [`loss`] accounts for at it: the poses'
     /// quantisation, and float rounding.
     unexplained: f64,
+}
+
+impl Agreement {
+    /// Nothing compared yet, for `model` written as `iqm`.
+    fn new(model: &Model, iqm: &Iqm) -> Agreement {
+        let size = size(model);
+        Agreement {
+            size,
+            fine: fine_bound(iqm, depth(model), size),
+            ..Agreement::default()
+        }
+    }
+
+    /// The bind pose: `ours` as ossa skins the model, `theirs` as the other does.
+    fn bind(&mut self, ours: &[P], theirs: &[P]) {
+        self.bind = (ours.iter().zip(theirs))
+            .map(|(a, b)| distance(*a, *b))
+            .fold(self.bind, f64::max);
+    }
+
+    /// A posed frame, vertex by vertex: `ours` as ossa skins `model` with the model-space bones
+    /// `posed` (`shares`: its influences), `theirs` as the other does; each vertex's distance
+    /// against its [`loss`] in `iqm`.
+    fn frame(
+        &mut self,
+        model: &Model,
+        shares: &[Vec<Share>],
+        iqm: &Iqm,
+        posed: &[Mat3x4],
+        ours: &[P],
+        theirs: &[P],
+    ) {
+        let inverse = model.skeleton().inverse_bind();
+        let positions = iqm.positions.as_deref().unwrap_or_default();
+        for (v, (a, b)) in ours.iter().zip(theirs).enumerate() {
+            let d = distance(*a, *b);
+            let (rounding, apart) = loss(
+                &shares[v],
+                blend_of(iqm, v),
+                positions[v],
+                inverse,
+                posed,
+                *a,
+            );
+            self.posed = self.posed.max(d);
+            self.rounding = self.rounding.max(rounding);
+            self.apart = self.apart.max(apart);
+            self.unexplained = self.unexplained.max(d - rounding - apart);
+        }
+    }
+
+    /// Holds the distances to what the file can be: the bind pose exact (the joints and
+    /// positions are not quantised), every vertex within [`loss`] and the fine bound, and within
+    /// the source `name`'s tolerance.
+    fn assert_within(&self, what: &str, name: &str) {
+        let s = self.size;
+        assert!(self.bind <= 1e-6 * s, "{what}: bind pose {}", self.bind / s);
+        assert!(
+            self.unexplained <= self.fine,
+            "{what}: {} beyond the weights and positions",
+            self.unexplained / s
+        );
+        assert!(
+            self.posed <= tolerance(name) * s,
+            "{what}: {} of the size",
+            self.posed / s
+        );
+    }
+}
+
+/// What one check of a written file found; distances in the model's units.
+struct Figures {
+    poses: usize,
+    /// The reference's skinning of the file against ossa's of the model.
+    agreement: Agreement,
     /// The largest distance at the frames between the reference's skinning and ossa's of the
     /// model [`held_as_file`]: the poses' quantisation alone.
     poses_alone: f64,
@@ -698,41 +775,25 @@ fn check_file(what: &str, model: &Model, bytes: &[u8]) -> Figures {
                 .map(|f| ((f + start) as u32, Some(f))),
         );
     }
-    let size = size(model);
     let mut figures = Figures {
         poses: poses.len(),
-        size,
-        fine: fine_bound(&iqm, depth(model), size),
-        ..Figures::default()
+        agreement: Agreement::new(model, &iqm),
+        poses_alone: 0.0,
+        outside: 0.0,
+        outside_file: 0.0,
     };
     let held = held_as_file(model, &iqm);
-    let inverse = model.skeleton().inverse_bind();
-    let positions = iqm.positions.as_deref().unwrap_or_default();
     for &(f, file_frame) in &poses {
         let ours = skinned(model, f);
         let theirs = reference_skin(what, &iqm, file_frame);
         let Some(k) = file_frame else {
-            figures.bind = (ours.iter().zip(&theirs))
-                .map(|(a, b)| distance(*a, *b))
-                .fold(0.0, f64::max);
+            figures.agreement.bind(&ours, &theirs);
             continue;
         };
         let posed = pose(model, f);
+        (figures.agreement).frame(model, &shares, &iqm, &posed, &ours, &theirs);
         let alone = skinned(&held, f);
-        for (v, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-            let d = distance(*a, *b);
-            let (rounding, apart) = loss(
-                &shares[v],
-                blend_of(&iqm, v),
-                positions[v],
-                inverse,
-                &posed,
-                *a,
-            );
-            figures.posed = figures.posed.max(d);
-            figures.rounding = figures.rounding.max(rounding);
-            figures.apart = figures.apart.max(apart);
-            figures.unexplained = figures.unexplained.max(d - rounding - apart);
+        for (v, b) in theirs.iter().enumerate().take(ours.len()) {
             figures.poses_alone = figures.poses_alone.max(distance(alone[v], *b));
         }
 
@@ -769,43 +830,34 @@ fn check_file(what: &str, model: &Model, bytes: &[u8]) -> Figures {
 /// alone within the fine bound, every vertex within the source's tolerance, and the bounds
 /// holding ossa's vertices.
 fn assert_figures(what: &str, name: &str, f: &Figures) {
-    let s = f.size;
+    let a = &f.agreement;
+    let s = a.size;
     println!(
         "{what}: {} poses, size {s:.3}; of the size: bind pose {:.2e}, frames {:.2e} (the \
          weights' bytes account for up to {:.2e}, the one position {:.2e}; beyond them {:.2e} = \
          {:.2} of the fine bound), the poses alone {:.2e} = {:.2} of it; outside the bounds \
          {:.2e} ({:.2e} as the file skins)",
         f.poses,
-        f.bind / s,
-        f.posed / s,
-        f.rounding / s,
-        f.apart / s,
-        f.unexplained / s,
-        f.unexplained / f.fine,
+        a.bind / s,
+        a.posed / s,
+        a.rounding / s,
+        a.apart / s,
+        a.unexplained / s,
+        a.unexplained / a.fine,
         f.poses_alone / s,
-        f.poses_alone / f.fine,
+        f.poses_alone / a.fine,
         f.outside / s,
         f.outside_file / s,
     );
-    assert!(f.bind <= 1e-6 * s, "{what}: bind pose {}", f.bind / s);
+    a.assert_within(what, name);
     assert!(
-        f.unexplained <= f.fine,
-        "{what}: {} beyond the weights and positions",
-        f.unexplained / s
-    );
-    assert!(
-        f.poses_alone <= f.fine,
+        f.poses_alone <= a.fine,
         "{what}: poses alone {}",
         f.poses_alone / s
     );
-    assert!(
-        f.posed <= tolerance(name) * s,
-        "{what}: {} of the size",
-        f.posed / s
-    );
     assert!(f.outside <= 1e-6 * s, "{what}: outside {}", f.outside / s);
     assert!(
-        f.outside_file <= f.posed + 1e-6 * s,
+        f.outside_file <= a.posed + 1e-6 * s,
         "{what}: outside {}",
         f.outside_file / s
     );
@@ -875,16 +927,6 @@ fn load_iqm(what: &str, bytes: &[u8]) -> Model {
     Model::load(bytes, &options).unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
-/// What a round trip found, in the model's units.
-struct RoundTrip {
-    frames: usize,
-    fine: f64,
-    bind: f64,
-    worst: f64,
-    /// Beyond what the file's weights and one position account for ([`loss`]).
-    unexplained: f64,
-}
-
 /// ossa's skinning of `source` at every frame against `back`'s at each frame that shows it
 /// (`frames_of`), vertex by vertex: the bind pose exact, and every vertex within [`loss`] of the
 /// written file `bytes` and the fine bound of its quantisation, and within the source's
@@ -905,66 +947,36 @@ fn check_round_trip(
         assert_eq!(a.vertex_count(), b.vertex_count(), "{what} mesh {m}");
         assert!(a.indices() == b.indices(), "{what} mesh {m}: triangles");
     }
-    let size = size(source);
     let shares = shares(source);
-    let inverse = source.skeleton().inverse_bind();
-    let positions = iqm.positions.as_deref().unwrap_or_default();
-    let mut r = RoundTrip {
-        frames: 0,
-        fine: fine_bound(&iqm, depth(source), size),
-        bind: 0.0,
-        worst: 0.0,
-        unexplained: 0.0,
-    };
+    let mut r = Agreement::new(source, &iqm);
+    let mut frames = 0;
     for f in 0..source.frames().len() {
         let ours = skinned(source, f as u32);
         let posed = pose(source, f as u32);
         for fb in frames_of(f) {
             let theirs = skinned(back, fb as u32);
-            r.frames += 1;
-            for (v, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                let d = distance(*a, *b);
-                if fb == 0 {
-                    r.bind = r.bind.max(d);
-                    continue;
-                }
-                let (rounding, apart) = loss(
-                    &shares[v],
-                    blend_of(&iqm, v),
-                    positions[v],
-                    inverse,
-                    &posed,
-                    *a,
-                );
-                r.worst = r.worst.max(d);
-                r.unexplained = r.unexplained.max(d - rounding - apart);
+            frames += 1;
+            if fb == 0 {
+                r.bind(&ours, &theirs);
+            } else {
+                r.frame(source, &shares, &iqm, &posed, &ours, &theirs);
             }
         }
     }
+    let size = r.size;
     println!(
-        "{what}: {} frames, size {size:.3}; of the size: bind pose {:.2e}, frames {:.2e}, \
+        "{what}: {frames} frames, size {size:.3}; of the size: bind pose {:.2e}, frames {:.2e}, \
          beyond the file's weights and positions {:.2e} = {:.2} of the fine bound",
-        r.frames,
         r.bind / size,
-        r.worst / size,
+        r.posed / size,
         r.unexplained / size,
         r.unexplained / r.fine,
     );
     assert_eq!(
-        r.frames,
+        frames,
         source.frames().len() + usize::from(first_written(source) == Some(0))
     );
-    assert!(r.bind <= 1e-6 * size, "{what}: bind pose {}", r.bind / size);
-    assert!(
-        r.unexplained <= r.fine,
-        "{what}: {} beyond the weights and positions",
-        r.unexplained / size
-    );
-    assert!(
-        r.worst <= tolerance(name) * size,
-        "{what}: {} of the size",
-        r.worst / size
-    );
+    r.assert_within(what, name);
 }
 
 /// DPM -> IQM -> DPM: a DPM keeps every frame, the bind pose first.

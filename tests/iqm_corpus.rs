@@ -5,24 +5,13 @@
 //! warning that names them and are refused in strict mode.
 
 mod corpus;
+mod iqm_corpus_files;
 mod iqm_ref;
 mod ref_math;
 mod sweep;
 
+use iqm_corpus_files::corpus_iqms;
 use ossa::{ErrorCode, Format, LoadOptions, Model};
-
-fn corpus_iqms(test: &str) -> Vec<(String, Vec<u8>)> {
-    let Some(dir) = corpus::corpus_subdir("iqm", test) else {
-        return Vec::new();
-    };
-    corpus::files_ending(&dir, &[".iqm"])
-        .into_iter()
-        .map(|n| {
-            let bytes = std::fs::read(dir.join(&n)).unwrap();
-            (n, bytes)
-        })
-        .collect()
-}
 
 fn load(bytes: &[u8], name: &str, strict: bool) -> ossa::Result<Model> {
     Model::load(

@@ -13,17 +13,18 @@
 #![cfg(feature = "gltf")]
 
 mod corpus;
+#[path = "gltf_interop/mod.rs"]
+mod gltf_interop;
 #[path = "node_interop/mod.rs"]
 mod node_interop;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use ossa::format::gltf::{Axes, EXACT_TOLERANCE, Export, ExportOptions};
-use ossa::{FrameBlend, LoadOptions, Mat3x4, Model, Strided};
-use serde_json::{Value, json};
+use ossa::format::gltf::{Export, ExportOptions};
+use ossa::{FrameBlend, LoadOptions, Model};
+use serde_json::Value;
 
-use node_interop::node_ready;
+use gltf_interop::{Reference, bind_bones, check_with_node, glb_json, skinned};
 
 /// The corpus IQMs that load and have meshes (the others hold only animations, or are the
 /// corpus's broken file, which `tests/iqm_corpus.rs` sees refused), by file name.
@@ -46,32 +47,6 @@ fn corpus_iqms(test: &str) -> Vec<(String, PathBuf)> {
         out.len()
     );
     out
-}
-
-/// The JSON chunk of a GLB.
-fn glb_json(bytes: &[u8]) -> Value {
-    assert_eq!(&bytes[..4], b"glTF");
-    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    assert_eq!(&bytes[16..20], b"JSON");
-    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
-}
-
-/// ossa's own skinning of every mesh with model-space `bones`, in glTF's frame.
-fn skinned(model: &Model, bones: &[Mat3x4]) -> Vec<f32> {
-    let to = Axes::for_format(model.format()).matrix(1.0);
-    let mut all = Vec::new();
-    for (m, mesh) in model.meshes().iter().enumerate() {
-        let n = mesh.vertex_count();
-        let mut out = vec![0.0f32; n * 3];
-        model
-            .skin_mesh(m, bones, 0, n, 0, &mut Strided::new(&mut out, 3).unwrap())
-            .unwrap();
-        all.extend(
-            out.chunks_exact(3)
-                .flat_map(|p| to.transform_point([p[0], p[1], p[2]])),
-        );
-    }
-    all
 }
 
 /// Where each animation is compared, as `tests/gltf_export.rs` takes them: its first key, its
@@ -127,55 +102,20 @@ fn write_case(dir: &Path, name: &str, path: &Path) -> Export {
         })
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let doc = glb_json(&exported.bytes);
-    let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
-    let mut floats: Vec<f32> = Vec::new();
-    let mut samples = Vec::new();
-    let bind = [FrameBlend {
-        frame: 0,
-        weight: 1.0,
-    }];
-    model.pose_frames(&bind, None, &mut bones).unwrap();
-    samples.push(json!({ "animation": Value::Null, "time": 0.0, "offset": 0 }));
-    floats.extend(skinned(&model, &bones));
+    let mut bones = bind_bones(&model);
+    let mut reference = Reference::default();
+    reference.push(Value::Null, 0.0, skinned(&model, &bones));
     // The export leaves out a scene without frames: the others keep their order.
     let played = (0..model.animations().len()).filter(|&a| model.animations()[a].frame_count > 0);
     for (exported_index, a) in played.enumerate() {
         for (t, blend) in compared_at(&model, a) {
             model.pose_frames(&blend, None, &mut bones).unwrap();
-            samples.push(json!({
-                "animation": doc["animations"][exported_index]["name"],
-                "time": t,
-                "offset": floats.len(),
-            }));
-            floats.extend(skinned(&model, &bones));
+            let animation = doc["animations"][exported_index]["name"].clone();
+            reference.push(animation, t, skinned(&model, &bones));
         }
     }
-    let meshes: Vec<Value> = (model.meshes().iter().enumerate())
-        .map(|(m, mesh)| {
-            json!({
-                "name": mesh.name().to_string_lossy(),
-                "vertex_count": mesh.vertex_count(),
-                // What the export itself reports it moves is left out, as for the other formats.
-                "excluded": exported.exactness.inexact[m],
-            })
-        })
-        .collect();
-    let reference = json!({
-        "glb": format!("{name}.glb"),
-        "reader": "three",
-        "size": exported.exactness.size,
-        "tolerance": EXACT_TOLERANCE,
-        "meshes": meshes,
-        "samples": samples,
-    });
-    std::fs::write(dir.join(format!("{name}.glb")), &exported.bytes).unwrap();
-    std::fs::write(
-        dir.join(format!("{name}.ref.json")),
-        serde_json::to_vec_pretty(&reference).unwrap(),
-    )
-    .unwrap();
-    let bin: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
-    std::fs::write(dir.join(format!("{name}.ref.bin")), bin).unwrap();
+    // What the export itself reports it moves is left out, as for the other formats.
+    reference.write(dir, name, &model, &exported, "three", true);
     exported
 }
 
@@ -196,25 +136,7 @@ fn corpus_iqms_as_glb_pass_the_validator_and_skin_in_three_js_as_in_ossa() {
         eprintln!("{name}: {}", exported.exactness.describe());
         written.push(name);
     }
-    let Some(interop) = node_ready() else {
-        return;
-    };
-    let out = Command::new("node")
-        .arg(interop.join("check.mjs"))
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "interop/check.mjs failed");
-    for name in &written {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with("ok ") && l.contains(&format!(" {name}.glb:"))),
-            "{name}.glb was not checked"
-        );
-    }
-    assert!(text.contains(&format!("{} passed, 0 failed", written.len())));
+    check_with_node(&dir, &written);
 }
 
 /// `Model::animation_blend` at the times above gives the frames they name: a key's time shows

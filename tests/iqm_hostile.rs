@@ -5,10 +5,12 @@
 
 mod corpus;
 mod counting_alloc;
+mod iqm_corpus_files;
 mod load_options;
 mod sweep;
 
 use counting_alloc::{budget, peak_of};
+use iqm_corpus_files::corpus_iqms;
 use load_options::{options as opts, strict};
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 use sweep::{CLEAN, XorShift, flip_bits, flip_positions, lengths, random_runs};
@@ -18,19 +20,6 @@ const DEBUG: bool = cfg!(debug_assertions);
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
-
-fn corpus_iqms(test: &str) -> Vec<(String, Vec<u8>)> {
-    let Some(dir) = corpus::corpus_subdir("iqm", test) else {
-        return Vec::new();
-    };
-    corpus::files_ending(&dir, &[".iqm"])
-        .into_iter()
-        .map(|n| {
-            let bytes = std::fs::read(dir.join(&n)).unwrap();
-            (n, bytes)
-        })
-        .collect()
-}
 
 /// Loads `bytes` in default, strict and validate mode: each gives a sound model or a clean
 /// error, without a panic and within the memory budget: the default limit for a file of this

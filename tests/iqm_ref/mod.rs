@@ -412,6 +412,23 @@ impl Reader<'_> {
     }
 }
 
+/// A range `(first, count)` of `items` (vertices, triangles, frames) of `what` ends within the
+/// header's count `(limit_name, limit)`, else an error naming it.
+fn ends_within(
+    what: &str,
+    items: &str,
+    (first, count): (u32, u32),
+    (limit_name, limit): (&str, usize),
+) -> Result<(), String> {
+    let end = u64::from(first) + u64::from(count);
+    if end > limit as u64 {
+        return Err(format!(
+            "{what}: {items} {first}..{end} past {limit_name} {limit}"
+        ));
+    }
+    Ok(())
+}
+
 /// The NUL-terminated string at `ofs` in the text block (lossy UTF-8). Offset 0 of an empty
 /// text block is the empty string.
 fn string(text: &[u8], ofs: u32, what: &str) -> Result<String, String> {
@@ -512,20 +529,10 @@ pub fn parse(d: &[u8]) -> Result<Iqm, String> {
             first_triangle: u(4)?,
             num_triangles: u(5)?,
         };
-        let vend = u64::from(mesh.first_vertex) + u64::from(mesh.num_vertexes);
-        if vend > nv as u64 {
-            return Err(format!(
-                "{what}: vertices {}..{vend} past num_vertexes {nv}",
-                mesh.first_vertex
-            ));
-        }
-        let tend = u64::from(mesh.first_triangle) + u64::from(mesh.num_triangles);
-        if tend > nt as u64 {
-            return Err(format!(
-                "{what}: triangles {}..{tend} past num_triangles {nt}",
-                mesh.first_triangle
-            ));
-        }
+        let vertices = (mesh.first_vertex, mesh.num_vertexes);
+        ends_within(&what, "vertices", vertices, ("num_vertexes", nv))?;
+        let triangles = (mesh.first_triangle, mesh.num_triangles);
+        ends_within(&what, "triangles", triangles, ("num_triangles", nt))?;
         meshes.push(mesh);
     }
 
@@ -720,13 +727,8 @@ pub fn parse(d: &[u8]) -> Result<Iqm, String> {
             framerate: f32_at(d, a + 12)?,
             flags: u32_at(d, a + 16)?,
         };
-        let end = u64::from(anim.first_frame) + u64::from(anim.num_frames);
-        if end > nf as u64 {
-            return Err(format!(
-                "{what}: frames {}..{end} past num_frames {nf}",
-                anim.first_frame
-            ));
-        }
+        let frames = (anim.first_frame, anim.num_frames);
+        ends_within(&what, "frames", frames, ("num_frames", nf))?;
         anims.push(anim);
     }
 

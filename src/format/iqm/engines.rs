@@ -1101,47 +1101,58 @@ impl<'a> Raw<'a> {
         String::from_utf8_lossy(rest.get(..end).unwrap_or_default()).into_owned()
     }
 
+    /// The records of a table of 32-bit fields, each made by `make` from its index, its byte
+    /// offset and a reader of the field `k` bytes into it (0 past the file).
+    fn table<T>(
+        &self,
+        ofs: H,
+        num: H,
+        size: u64,
+        make: impl Fn(usize, u64, &dyn Fn(u64) -> u32) -> T,
+    ) -> Vec<T> {
+        self.records(self.get(ofs), self.get(num), size)
+            .map(|(index, at)| {
+                make(index, at, &|k| {
+                    self.u32_at(at.saturating_add(k)).unwrap_or(0)
+                })
+            })
+            .collect()
+    }
+
     fn arrays(&self) -> Vec<Array> {
-        self.records(
-            self.get(H::OfsVertexArrays),
-            self.get(H::NumVertexArrays),
+        self.table(
+            H::OfsVertexArrays,
+            H::NumVertexArrays,
             ARRAY_SIZE,
-        )
-        .map(|(index, at)| {
-            let w = |k: u64| self.u32_at(at.saturating_add(k)).unwrap_or(0);
-            Array {
+            |index, at, w| Array {
                 index,
                 at,
                 kind: w(0),
                 format: w(8),
                 size: w(12),
                 offset: w(16),
-            }
-        })
-        .collect()
+            },
+        )
     }
 
     fn meshes(&self) -> Vec<Mesh> {
-        self.records(self.get(H::OfsMeshes), self.get(H::NumMeshes), MESH_SIZE)
-            .map(|(index, at)| {
-                let w = |k: u64| self.u32_at(at.saturating_add(k)).unwrap_or(0);
-                Mesh {
-                    index,
-                    at,
-                    first_vertex: w(8),
-                    num_vertexes: w(12),
-                    first_triangle: w(16),
-                    num_triangles: w(20),
-                }
-            })
-            .collect()
+        self.table(H::OfsMeshes, H::NumMeshes, MESH_SIZE, |index, at, w| Mesh {
+            index,
+            at,
+            first_vertex: w(8),
+            num_vertexes: w(12),
+            first_triangle: w(16),
+            num_triangles: w(20),
+        })
     }
 
     fn joints(&self) -> Vec<Joint> {
-        let size = self.joint_size();
-        self.records(self.get(H::OfsJoints), self.get(H::NumJoints), size)
-            .map(|(index, at)| {
-                let f = |k: u64| self.f32_at(at.saturating_add(k)).unwrap_or(0.0);
+        self.table(
+            H::OfsJoints,
+            H::NumJoints,
+            self.joint_size(),
+            |index, at, w| {
+                let f = |k: u64| f32::from_bits(w(k));
                 let (rotate, scale) = if self.v1 {
                     ([f(20), f(24), f(28), f32::NAN], [f(32), f(36), f(40)])
                 } else {
@@ -1150,13 +1161,13 @@ impl<'a> Raw<'a> {
                 Joint {
                     index,
                     at,
-                    name: self.u32_at(at).unwrap_or(0),
-                    parent: self.u32_at(at.saturating_add(4)).unwrap_or(0) as i32,
+                    name: w(0),
+                    parent: w(4) as i32,
                     rotate,
                     scale,
                 }
-            })
-            .collect()
+            },
+        )
     }
 
     fn poses(&self) -> Vec<Pose> {
@@ -1211,19 +1222,14 @@ impl<'a> Raw<'a> {
     }
 
     fn anims(&self) -> Vec<Anim> {
-        self.records(self.get(H::OfsAnims), self.get(H::NumAnims), ANIM_SIZE)
-            .map(|(index, at)| {
-                let w = |k: u64| self.u32_at(at.saturating_add(k)).unwrap_or(0);
-                Anim {
-                    index,
-                    at,
-                    name: w(0),
-                    first: w(4),
-                    count: w(8),
-                    fps: f32::from_bits(w(12)),
-                }
-            })
-            .collect()
+        self.table(H::OfsAnims, H::NumAnims, ANIM_SIZE, |index, at, w| Anim {
+            index,
+            at,
+            name: w(0),
+            first: w(4),
+            count: w(8),
+            fps: f32::from_bits(w(12)),
+        })
     }
 
     /// Triangle `t`'s corners and where they are.
@@ -1344,13 +1350,27 @@ fn past(
 // ---------------------------------------------------------------------------------------------
 // Checks shared by several engines.
 
-/// The first joint whose parent is not before it, and how many there are.
-fn bad_parent(joints: &[Joint]) -> Option<(&Joint, usize)> {
+/// The first joint whose parent is not before it, as a sentence that counts them all (`joint 3
+/// (arm): parent 5 is not an earlier joint (1 such joint)`), with its index and where its parent
+/// is stored.
+fn bad_parent(raw: &Raw, joints: &[Joint]) -> Option<(String, usize, u64)> {
     let bad: Vec<&Joint> = joints
         .iter()
         .filter(|j| i64::from(j.parent) >= j.index as i64)
         .collect();
-    bad.first().map(|j| (*j, bad.len()))
+    bad.first().map(|j| {
+        (
+            format!(
+                "joint {} ({}): parent {} is not an earlier joint ({})",
+                j.index,
+                raw.name(j.name),
+                j.parent,
+                count(bad.len() as u64, "such joint", "such joints")
+            ),
+            j.index,
+            j.at.saturating_add(4),
+        )
+    })
 }
 
 /// A joint or pose whose scale is not 1, as a sentence, with where it is.
@@ -1421,7 +1441,7 @@ struct Reach {
     below: u64,
 }
 
-fn mesh_reach(raw: &Raw, meshes: &[Mesh], name_of: impl Fn(&Mesh) -> String) -> Option<Reach> {
+fn mesh_reach(raw: &Raw, meshes: &[Mesh]) -> Option<Reach> {
     let mut found: Option<Reach> = None;
     let (mut above, mut below) = (0u64, 0u64);
     let tris = u64::from(raw.get(H::NumTriangles));
@@ -1456,7 +1476,7 @@ fn mesh_reach(raw: &Raw, meshes: &[Mesh], name_of: impl Fn(&Mesh) -> String) -> 
                 if found.is_none() {
                     found = Some(Reach {
                         mesh: m.index,
-                        mesh_name: name_of(m),
+                        mesh_name: raw.name(raw.u32_at(m.at).unwrap_or(0)),
                         triangle: t,
                         corner: k,
                         vertex: v,
@@ -1781,20 +1801,11 @@ fn darkplaces(raw: &Raw, out: &mut Out) {
     }
 
     let joints = raw.joints();
-    if let Some((j, n)) = bad_parent(&joints) {
+    if let Some((what, j, at)) = bad_parent(raw, &joints) {
         out.add(
             "darkplaces.joint_parent",
-            Some(j.at.saturating_add(4)),
-            format!(
-                "joint {} ({}): parent {} is not an earlier joint ({}): DarkPlaces stops with \
-                 Host_Error \"bone[{}].parent >= {}\"",
-                j.index,
-                raw.name(j.name),
-                j.parent,
-                count(n as u64, "such joint", "such joints"),
-                j.index,
-                j.index
-            ),
+            Some(at),
+            format!("{what}: DarkPlaces stops with Host_Error \"bone[{j}].parent >= {j}\""),
         );
     }
     if nf > 0 && np > nj {
@@ -2053,26 +2064,16 @@ fn fte(raw: &Raw, out: &mut Out) {
     }
 
     let joints = raw.joints();
-    if let Some((j, n)) = bad_parent(&joints) {
+    if let Some((what, _, at)) = bad_parent(raw, &joints) {
         let then = if raw.v1 {
             "FTE does not check it (version 1) and builds the joint on a matrix not yet made"
         } else {
             "FTE makes it a root without a word"
         };
-        out.add(
-            "fte.joint_parent",
-            Some(j.at.saturating_add(4)),
-            format!(
-                "joint {} ({}): parent {} is not an earlier joint ({}): {then}",
-                j.index,
-                raw.name(j.name),
-                j.parent,
-                count(n as u64, "such joint", "such joints")
-            ),
-        );
+        out.add("fte.joint_parent", Some(at), format!("{what}: {then}"));
     }
     let meshes = raw.meshes();
-    if let Some(r) = mesh_reach(raw, &meshes, |m| raw.name(raw.u32_at(m.at).unwrap_or(0))) {
+    if let Some(r) = mesh_reach(raw, &meshes) {
         out.add(
             "fte.mesh_range",
             Some(r.at),
@@ -2405,20 +2406,11 @@ fn qfusion(raw: &Raw, out: &mut Out) {
     }
 
     let joints = raw.joints();
-    if let Some((j, n)) = bad_parent(&joints) {
+    if let Some((what, j, at)) = bad_parent(raw, &joints) {
         out.add(
             "qfusion.joint_parent",
-            Some(j.at.saturating_add(4)),
-            format!(
-                "joint {} ({}): parent {} is not an earlier joint ({}): {QF} say \"bone[{}].parent \
-                 >= {}\" and do not load it",
-                j.index,
-                raw.name(j.name),
-                j.parent,
-                count(n as u64, "such joint", "such joints"),
-                j.index,
-                j.index
-            ),
+            Some(at),
+            format!("{what}: {QF} say \"bone[{j}].parent >= {j}\" and do not load it"),
         );
     }
     let poses = raw.poses();
@@ -2445,7 +2437,7 @@ fn qfusion(raw: &Raw, out: &mut Out) {
         );
     }
     let meshes = raw.meshes();
-    if let Some(r) = mesh_reach(raw, &meshes, |m| raw.name(raw.u32_at(m.at).unwrap_or(0))) {
+    if let Some(r) = mesh_reach(raw, &meshes) {
         out.add(
             "qfusion.mesh_range",
             Some(r.at),
