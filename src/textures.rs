@@ -66,11 +66,15 @@ pub struct FoundImage {
     pub height: u32,
 }
 
-/// A skin variant (one `.skin` file): the textures it gives the meshes it lists.
+/// A skin variant (one `.skin` file, or a skin the model carries): the textures it gives the
+/// meshes it lists.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variant {
-    /// The file's name without `.skin`, e.g. `xon_zombie.dpm_1`.
+    /// The file's name without `.skin`, e.g. `xon_zombie.dpm_1`; `skin K` for a skin the model
+    /// carries.
     pub name: String,
+    /// The `.skin` file it was read from, beside the model; `None` for a skin the model carries.
+    pub file: Option<String>,
     /// Per mesh of the model: `None` for a mesh the file does not list (it keeps its own).
     pub meshes: Vec<Option<VariantTexture>>,
 }
@@ -138,6 +142,29 @@ pub fn find_textures_beside(
     let place = crate::sidecar::os_place(path, base_dir)?;
     let name = format!("{}{}", place.dir, place.file_name);
     Ok(find_textures(model, Some((&place.fs, &name)), max_bytes))
+}
+
+/// The `.skin` files beside the OS file `path` (`MODEL_0.skin`...), read as [`find_textures`]
+/// reads them but without looking for their images: each variant's textures by name alone,
+/// and the lines that could not be used, as warnings. For writing them again beside a
+/// converted model.
+pub fn skin_files_beside(
+    model: &Model,
+    path: &std::path::Path,
+    base_dir: Option<&std::path::Path>,
+    max_bytes: u64,
+) -> crate::Result<(Vec<Variant>, Vec<String>)> {
+    let place = crate::sidecar::os_place(path, base_dir)?;
+    let name = format!("{}{}", place.dir, place.file_name);
+    let max_bytes = if max_bytes == 0 {
+        DEFAULT_MAX_BYTES
+    } else {
+        max_bytes
+    };
+    let mut finder = Finder::new(Some((&place.fs, &name)), max_bytes);
+    finder.names_only = true;
+    let variants = finder.skin_variants(model);
+    Ok((variants, finder.warnings))
 }
 
 /// How a format's textures are found.
@@ -412,6 +439,8 @@ struct Finder<'a> {
     /// Texture names not looked for, there being no filesystem.
     unsearched: Vec<String>,
     warnings: Vec<String>,
+    /// Only the names `.skin` files give: no image is looked for.
+    names_only: bool,
 }
 
 impl<'a> Finder<'a> {
@@ -446,6 +475,7 @@ impl<'a> Finder<'a> {
             tex_only: Vec::new(),
             unsearched: Vec::new(),
             warnings,
+            names_only: false,
         }
     }
 
@@ -582,6 +612,9 @@ impl<'a> Finder<'a> {
 
     /// The image for texture `name`, looked for once; `user` says who asked, for warnings.
     fn lookup(&mut self, name: &str, search: Search, user: &str, quiet: bool) -> Option<usize> {
+        if self.names_only {
+            return None;
+        }
         if let Some(found) = self.by_name.get(name) {
             return *found;
         }
@@ -741,6 +774,7 @@ impl<'a> Finder<'a> {
                 .collect();
             variants.push(Variant {
                 name: format!("skin {k}"),
+                file: None,
                 meshes,
             });
         }
@@ -795,7 +829,11 @@ impl<'a> Finder<'a> {
                 }
             }
         }
-        Variant { name, meshes }
+        Variant {
+            name,
+            file: Some(path.to_owned()),
+            meshes,
+        }
     }
 }
 

@@ -891,3 +891,48 @@ fn anims_adds_the_scenes_of_an_animation_only_iqm() {
         run.stderr
     );
 }
+
+/// `--engine darkplaces` on the Xonotic zombie writes its four `.skin` files beside the IQM as
+/// `zombie.iqm_N.skin`: the same lines, which name the DPM's meshes by shader, and the IQM names
+/// its meshes so (a DPM's meshes have no names), as DarkPlaces matches IQM skin lines by name.
+#[test]
+fn a_dpm_converted_for_darkplaces_keeps_its_skin_files() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let dir = TempDir::new("cli", "skins");
+    let input = dpm.join("xon_zombie.dpm");
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            "zombie.iqm",
+            "--engine",
+            "darkplaces",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("4 .skin files (zombie.iqm_0.skin"),
+        "{}",
+        run.stdout
+    );
+    let lines = |path: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines().map(str::to_owned).collect()
+    };
+    for k in 0..4 {
+        let source = lines(&dpm.join(format!("xon_zombie.dpm_{k}.skin")));
+        assert_eq!(
+            lines(&dir.path(&format!("zombie.iqm_{k}.skin"))),
+            source,
+            "skin {k}"
+        );
+    }
+    assert!(!dir.path("zombie.iqm_4.skin").exists());
+    let iqm = Model::load_file(dir.path("zombie.iqm"), &LoadOptions::default()).unwrap();
+    let meshes: Vec<String> = iqm.meshes().iter().map(|m| m.name().to_string()).collect();
+    assert_eq!(meshes, ["bloodyskull", "meat"]);
+}

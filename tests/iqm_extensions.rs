@@ -6,8 +6,8 @@
 
 mod corpus;
 
-use ossa::synth::TubeRig;
 use ossa::model::AnimationEvent;
+use ossa::synth::TubeRig;
 use ossa::{ErrorCode, Format, LoadOptions, MeshSkin, Model, ModelParts, Name, SkinFrame};
 
 // ---------------------------------------------------------------------------------------------
@@ -281,8 +281,20 @@ fn broken_skin_tables_load_as_fte_loads_them() {
         ("numskinframes 4", 0, 4, 0, "which need"),
         ("numskins 1", 8, 1, 0, "(1 listed by the meshes)"),
         // A skin without frames, or past the frame table: FTE stops at it.
-        ("skin 1 of no frames", SKINS_AT + 12 + 4, 0, 1, "mesh 0 skin 1: frames 1..1"),
-        ("skin 1 past the frames", SKINS_AT + 12, 2, 1, "frames 2..4 of 3"),
+        (
+            "skin 1 of no frames",
+            SKINS_AT + 12 + 4,
+            0,
+            1,
+            "mesh 0 skin 1: frames 1..1",
+        ),
+        (
+            "skin 1 past the frames",
+            SKINS_AT + 12,
+            2,
+            1,
+            "frames 2..4 of 3",
+        ),
     ];
     for (what, at, value, skins, message) in cases {
         let mut bytes = good.clone();

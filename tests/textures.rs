@@ -994,11 +994,17 @@ fn iqm_skin_files_match_mesh_names_and_the_files_own_skins_follow() {
     assert_eq!(model.meshes()[1].skins().len(), 2);
     let mut fs = game_files();
     // DarkPlaces matches an IQM's .skin lines against its mesh names, not its materials.
-    fs.add("models/m/test.iqm_0.skin", b"head,body\nface,eye\n".to_vec());
+    fs.add(
+        "models/m/test.iqm_0.skin",
+        b"head,body\nface,eye\n".to_vec(),
+    );
     let t = find_textures(&model, Some((&fs, "models/m/test.iqm")), NO_LIMIT);
 
     let image_of = |path: &str| t.images.iter().position(|i| i.path == path);
-    let (body, face) = (image_of("models/m/body.tga"), image_of("models/m/textures/face.jpeg"));
+    let (body, face) = (
+        image_of("models/m/body.tga"),
+        image_of("models/m/textures/face.jpeg"),
+    );
     let (alt, eye) = (
         image_of("models/m/textures/body_alt.png"),
         image_of("gfx/decal/eye.png"),
@@ -1025,7 +1031,10 @@ fn iqm_skin_files_match_mesh_names_and_the_files_own_skins_follow() {
         ]
     );
     assert!(
-        warned(&t, &["models/m/test.iqm_0.skin line 2", "no mesh named \"face\""]),
+        warned(
+            &t,
+            &["models/m/test.iqm_0.skin line 2", "no mesh named \"face\""]
+        ),
         "{:?}",
         t.warnings
     );

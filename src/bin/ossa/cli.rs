@@ -220,9 +220,9 @@ pub struct ConvertArgs {
     /// the sidecars it reads; refuse, naming the rule, what it would not load
     #[arg(long, value_name = "NAME")]
     pub engine: Option<String>,
-    /// IQM: write the sidecars beside it: NAME.iqm.framegroups from the scenes (DarkPlaces,
-    /// FTE, Xonotic; written anyway with --engine darkplaces or fte), animation.cfg with
-    /// --engine qfusion or warfork
+    /// IQM: write the sidecars beside it: NAME.iqm.framegroups from the scenes and
+    /// NAME.iqm_N.skin from the input's .skin files (DarkPlaces, FTE, Xonotic; written anyway
+    /// with --engine darkplaces or fte), animation.cfg with --engine qfusion or warfork
     #[arg(long)]
     pub sidecars: bool,
     /// --engine qfusion or warfork: the output is a player model (as one named tris.iqm is):

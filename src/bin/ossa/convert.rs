@@ -338,6 +338,22 @@ fn convert_for_engine(
         line.push_str(&format!("; {ANIMATION_CFG} ({n} anims)"));
         written.push((path, text.clone().into_bytes()));
     }
+    #[cfg(feature = "gltf")]
+    if !qf {
+        let skins = skin_files(input, output, &model, job, &mut warnings)?;
+        if !skins.is_empty() {
+            let n = skins.len();
+            line.push_str(&format!(
+                "; {n} .skin {} ({})",
+                if n == 1 { "file" } else { "files" },
+                (skins.iter())
+                    .map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            written.extend(skins);
+        }
+    }
     changes.extend(files.notes.iter().cloned());
     for change in changes {
         line.push_str("; ");
@@ -364,6 +380,38 @@ fn convert_for_engine(
         done.push(path);
     }
     Ok(Converted { line, warnings })
+}
+
+/// The `.skin` files beside `input` (DarkPlaces' `MODEL_N.skin`), as `OUTPUT_N.skin` files for
+/// the IQM: a line per mesh a file gives a texture, naming the mesh as the IQM does (a DPM's
+/// mesh by its shader, which its own `.skin` lines named), so that DarkPlaces and FTE find them.
+#[cfg(feature = "gltf")]
+fn skin_files(
+    input: &Path,
+    output: &Path,
+    model: &Model,
+    job: &Job,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, ossa::Error> {
+    let (variants, found) =
+        ossa::textures::skin_files_beside(model, input, None, job.sources.options.max_bytes)?;
+    let name = input.file_name().unwrap_or_default().to_string_lossy();
+    warnings.extend(found.iter().map(|w| format!("{name}: {w}")));
+    Ok(variants
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let mut text = String::new();
+            for (mesh, texture) in model.meshes().iter().zip(&v.meshes) {
+                if let Some(t) = texture {
+                    let mesh = ossa::iqm::written_mesh_name(mesh);
+                    text.push_str(&format!("{mesh},{}\n", t.name));
+                }
+            }
+            let path = PathBuf::from(format!("{}_{k}.skin", output.display()));
+            (path, text.into_bytes())
+        })
+        .collect())
 }
 
 /// The player config a player model's anims come from: --animation-cfg, else `animation.cfg`

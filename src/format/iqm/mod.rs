@@ -23,7 +23,7 @@ pub use engines::{Engine, Finding, Kind};
 pub use read::MAGIC;
 pub(crate) use read::read;
 pub use target::{EngineFiles, EngineWrite, framegroups_text, write_for_engine};
-pub use write::{WriteOptions, write, written_frame_range};
+pub use write::{WriteOptions, write, written_frame_range, written_mesh_name};
 
 /// Lines a model configuration may have: a real one has a few hundred.
 const CFG_MAX_LINES: usize = 100_000;

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::format::binary::{put_f32, put_u32, put_zeros};
 use crate::math::{Decomposed, Mat3x4};
-use crate::model::{Influence, Model, Name};
+use crate::model::{Influence, Mesh, Model, Name};
 use crate::pose::FrameBlend;
 use crate::poses::Poses;
 use crate::skin::{SKIN_NORMALIZE, Strided};
@@ -100,6 +100,17 @@ pub fn written_frame_range(model: &Model, options: &WriteOptions) -> Range<usize
 fn spec_layout(bytes: &[u8]) -> bool {
     super::read::Header::of(bytes)
         .is_some_and(|h| h.get(super::read::H::Version) == 2 && h.unaligned().is_empty())
+}
+
+/// The name a mesh is written under: its own, or its shader where it has none (a DPM's meshes),
+/// so that `.skin` lines, which DarkPlaces and FTE match against an IQM's mesh names, name it
+/// as they named it by its shader in the DPM.
+pub fn written_mesh_name(mesh: &Mesh) -> &Name {
+    if mesh.name().is_empty() {
+        mesh.shader()
+    } else {
+        mesh.name()
+    }
 }
 
 fn to_u32(n: usize, what: impl FnOnce() -> String) -> Result<u32> {
@@ -800,7 +811,7 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
             format!("mesh {m}: triangle count")
         })?;
         mesh_records.push(MeshRecord {
-            name: text.add(mesh.name())?,
+            name: text.add(written_mesh_name(mesh))?,
             material: text.add(mesh.shader())?,
             first_vertex: num_vertexes,
             num_vertexes: verts,
