@@ -530,3 +530,97 @@ fn fps_sets_the_rate_gltf_animations_are_sampled_at() {
         run.stderr
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reports linear in the model
+// ---------------------------------------------------------------------------------------------
+
+/// A skeleton of `n` bones, each the child of the one before, one frame, no meshes, as DPM.
+fn chain_dpm(n: usize) -> Vec<u8> {
+    let mut parts = ossa::ModelParts::new(ossa::Format::Dpm);
+    parts.bones = (0..n)
+        .map(|b| ossa::Bone {
+            name: format!("b{b}").as_str().into(),
+            parent: b as i32 - 1,
+            flags: 0,
+        })
+        .collect();
+    parts.frames.push(ossa::Frame::named("rest"));
+    let step = ossa::Mat3x4 {
+        m: [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1e-3],
+    };
+    parts.poses = vec![step; n].into();
+    ossa::dpm::write(&Model::from_parts(parts).unwrap()).unwrap()
+}
+
+/// `ossa ARGS` in `dir` with its output into `out`: the exit code and the child's peak resident
+/// memory in bytes (its own, from wait4, not other tests' children).
+fn ossa_peak(dir: &Path, args: &[&str], out: &Path) -> (i32, u64) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child's, not yet waited for; status and usage are writable.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, usage.ru_maxrss as u64 * 1024)
+}
+
+/// A chain of bones prints in text and JSON linear in its length: the summary indents a bone
+/// 32 levels at most and then gives its depth, and the JSON is written as it is made. (A chain of
+/// 200,000 once printed 40 GB of indentation, and its JSON held 382 MB.)
+#[test]
+fn a_deep_bone_chain_prints_linear_reports() {
+    let n = if cfg!(debug_assertions) {
+        20_000
+    } else {
+        200_000
+    };
+    let dir = TempDir::new("cli-info", "chain");
+    let dpm = chain_dpm(n);
+    dir.write("chain.dpm", &dpm);
+
+    let out = dir.path("info.txt");
+    let (code, _) = ossa_peak(&dir.0, &["info", "chain.dpm"], &out);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.len() < 120 * n, "{} bytes for {n} bones", text.len());
+    let last = format!("b{}", n - 1);
+    let line = text.lines().find(|l| l.ends_with(&last)).unwrap();
+    assert_eq!(
+        line,
+        format!("  {:4} {}[depth {}] {last}", n - 1, "  ".repeat(32), n - 1)
+    );
+    let line = text.lines().find(|l| l.ends_with(" b32")).unwrap();
+    assert_eq!(line, format!("    32 {}b32", "  ".repeat(32)));
+
+    let out = dir.path("info.json");
+    let (code, peak) = ossa_peak(&dir.0, &["info", "--json", "chain.dpm"], &out);
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let bones = json["bones"].as_array().unwrap();
+    assert_eq!(bones.len(), n);
+    assert_eq!(bones[n - 1]["depth"], n - 1);
+    assert_eq!(bones[n - 1]["parent"], n - 2);
+    let limit = 12 * dpm.len() as u64 + (64 << 20);
+    eprintln!(
+        "info --json: {n} bones, {} byte file, peak RSS {peak}",
+        dpm.len()
+    );
+    assert!(
+        peak < limit,
+        "peak RSS {peak} for a {} byte file",
+        dpm.len()
+    );
+}

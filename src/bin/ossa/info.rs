@@ -30,8 +30,8 @@ pub fn info(args: &InfoArgs, options: &LoadOptions<'static>) -> Result<ExitCode,
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let json = model_json(file, &model, &skills, args.frames);
-        say!(out, "{json:#}");
+        write_model_json(&mut out, file, &model, &skills, args.frames)
+            .map_err(|e| ossa::Error::io(format!("writing the report: {e}"), Some(e)))?;
     } else {
         print_model(&mut out, file, &model, &skills, args.frames);
     }
@@ -63,6 +63,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Bones as a tree
 // ---------------------------------------------------------------------------------------------
+
+/// How many levels `info` indents a bone under its parent; deeper bones say their depth.
+const MAX_INDENT: usize = 32;
 
 /// The bones in tree order, each with its depth: every root in index order, each followed by
 /// its children (in index order) and theirs. A bone no root leads to (a parent loop, which a
@@ -334,7 +337,15 @@ fn print_model(
             } else {
                 format!(" ({note})")
             };
-            say!(out, "  {b:4} {}{}{note}", "  ".repeat(depth), bone.name);
+            // Indented up to MAX_INDENT levels, then the depth as a number: a chain of bones
+            // would otherwise print text quadratic in its length.
+            let indent = "  ".repeat(depth.min(MAX_INDENT));
+            let deeper = if depth > MAX_INDENT {
+                format!("[depth {depth}] ")
+            } else {
+                String::new()
+            };
+            say!(out, "  {b:4} {indent}{deeper}{}{note}", bone.name);
         }
     }
     if !model.meshes().is_empty() {
@@ -497,132 +508,179 @@ fn event_bone(model: &Model, bone: i32) -> String {
 // A model as JSON
 // ---------------------------------------------------------------------------------------------
 
-fn model_json(file: &str, model: &Model, skills: &[SkillSummary], all_frames: bool) -> Value {
+fn list<'a>(items: impl Iterator<Item = Value> + 'a) -> Member<'a> {
+    Member::List(Box::new(items))
+}
+
+/// One member of the model's JSON: a small value, or a list written an element at a time.
+enum Member<'a> {
+    Value(Value),
+    List(Box<dyn Iterator<Item = Value> + 'a>),
+}
+
+/// The model as JSON, written as it is made: a model's lists (bones, frames, scenes) can be long,
+/// and a document built whole first would hold many times the model (serde_json's values are
+/// tens of bytes each). The text is what serde_json's pretty printer gives for the same document,
+/// keys in order.
+fn write_model_json(
+    out: &mut impl Write,
+    file: &str,
+    model: &Model,
+    skills: &[SkillSummary],
+    all_frames: bool,
+) -> std::io::Result<()> {
     let i = model.info();
     let axis = ["x", "y", "z"].get(i.up_axis as usize).unwrap_or(&"?");
-    let bones: Vec<Value> = (bone_tree(model.bones()).into_iter())
-        .map(|(b, depth)| {
-            let bone = &model.bones()[b];
-            json!({
-                "index": b,
-                "name": bone.name.to_string(),
-                "parent": (bone.parent >= 0).then_some(bone.parent),
-                "depth": depth,
-                "attachment": bone.flags & ossa::BONE_ATTACHMENT != 0,
-                "synthetic": bone.flags & ossa::BONE_SYNTHETIC != 0,
-            })
+    let tree = bone_tree(model.bones());
+    let bones = tree.into_iter().map(|(b, depth)| {
+        let bone = &model.bones()[b];
+        json!({
+            "index": b,
+            "name": bone.name.to_string(),
+            "parent": (bone.parent >= 0).then_some(bone.parent),
+            "depth": depth,
+            "attachment": bone.flags & ossa::BONE_ATTACHMENT != 0,
+            "synthetic": bone.flags & ossa::BONE_SYNTHETIC != 0,
         })
-        .collect();
-    let meshes: Vec<Value> = (model.meshes().iter())
-        .map(|mesh| {
-            json!({
-                "name": mesh.name().to_string(),
-                "shader": mesh.shader().to_string(),
-                "vertices": mesh.vertex_count(),
-                "triangles": mesh.triangle_count(),
-                "max_influences": mesh.max_influences(),
-                "material": mesh.material(),
-            })
-        })
-        .collect();
-    let animations: Vec<Value> = (model.animations().iter().enumerate())
-        .map(|(a, scene)| {
-            let events: Vec<Value> = (model.animation_events(a as u32).iter())
-                .map(|e| {
-                    json!({
-                        "time": num(e.time),
-                        "key": e.key.to_string(),
-                        "value": e.value.to_string(),
-                        "bone": (e.bone >= 0).then_some(e.bone),
-                    })
-                })
-                .collect();
-            json!({
-                "name": scene.name.to_string(),
-                "first_frame": scene.first_frame,
-                "frame_count": scene.frame_count,
-                "fps": num(scene.fps),
-                "looping": scene.looping,
-                "moving": scene.moving,
-                "distance": num(scene.distance),
-                "events": events,
-            })
-        })
-        .collect();
-    let textures: Vec<Value> = (model.textures().iter())
-        .map(|t| {
-            json!({
-                "name": t.name.to_string(),
-                "width": t.width,
-                "height": t.height,
-                "image_bytes": t.image.len(),
-            })
-        })
-        .collect();
-    let materials: Vec<Value> = (model.materials().iter())
-        .map(|m| json!({ "name": m.name.to_string(), "texture": m.texture }))
-        .collect();
-    let suits: Vec<Value> = (model.suits().iter())
-        .map(|s| {
-            let skins: Vec<Value> = (s.skins.iter())
-                .map(|k| {
-                    json!({
-                        "mesh": k.mesh.to_string(),
-                        "bone": k.bone.to_string(),
-                        "censor_flags": k.censor_flags,
-                    })
-                })
-                .collect();
-            json!({
-                "name": s.name.to_string(),
-                "type": s.kind,
-                "properties": s.properties.len(),
-                "skins": skins,
-            })
-        })
-        .collect();
-    let mut json = json!({
-        "file": file,
-        "format": i.format.name(),
-        "counts": {
-            "bones": i.bone_count,
-            "meshes": i.mesh_count,
-            "vertices": i.vertex_count,
-            "triangles": i.triangle_count,
-            "frames": i.frame_count,
-            "animations": i.animation_count,
-            "events": model.events().len(),
-            "textures": model.textures().len(),
-            "materials": model.materials().len(),
-            "suits": model.suits().len(),
-            "skills": skills.len(),
-            "warnings": model.warnings().len(),
-        },
-        "max_influences": i.max_influences,
-        "up_axis": axis,
-        "handedness": if i.handedness > 0 { "right" } else { "left" },
-        "bounds": { "min": nums(i.mins), "max": nums(i.maxs) },
-        "bones": bones,
-        "meshes": meshes,
-        "textures": textures,
-        "materials": materials,
-        "suits": suits,
-        "skills": skills.iter().map(SkillSummary::json).collect::<Vec<_>>(),
-        "animations": animations,
-        "warnings": model.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
     });
-    if all_frames {
-        json["frames"] = (model.frames().iter())
-            .map(|f| {
+    let meshes = model.meshes().iter().map(|mesh| {
+        json!({
+            "name": mesh.name().to_string(),
+            "shader": mesh.shader().to_string(),
+            "vertices": mesh.vertex_count(),
+            "triangles": mesh.triangle_count(),
+            "max_influences": mesh.max_influences(),
+            "material": mesh.material(),
+        })
+    });
+    let animations = model.animations().iter().enumerate().map(|(a, scene)| {
+        let events: Vec<Value> = (model.animation_events(a as u32).iter())
+            .map(|e| {
                 json!({
-                    "name": f.name.to_string(),
-                    "min": nums(f.mins),
-                    "max": nums(f.maxs),
+                    "time": num(e.time),
+                    "key": e.key.to_string(),
+                    "value": e.value.to_string(),
+                    "bone": (e.bone >= 0).then_some(e.bone),
                 })
             })
             .collect();
+        json!({
+            "name": scene.name.to_string(),
+            "first_frame": scene.first_frame,
+            "frame_count": scene.frame_count,
+            "fps": num(scene.fps),
+            "looping": scene.looping,
+            "moving": scene.moving,
+            "distance": num(scene.distance),
+            "events": events,
+        })
+    });
+    let textures = model.textures().iter().map(|t| {
+        json!({
+            "name": t.name.to_string(),
+            "width": t.width,
+            "height": t.height,
+            "image_bytes": t.image.len(),
+        })
+    });
+    let materials = (model.materials().iter())
+        .map(|m| json!({ "name": m.name.to_string(), "texture": m.texture }));
+    let suits = model.suits().iter().map(|s| {
+        let skins: Vec<Value> = (s.skins.iter())
+            .map(|k| {
+                json!({
+                    "mesh": k.mesh.to_string(),
+                    "bone": k.bone.to_string(),
+                    "censor_flags": k.censor_flags,
+                })
+            })
+            .collect();
+        json!({
+            "name": s.name.to_string(),
+            "type": s.kind,
+            "properties": s.properties.len(),
+            "skins": skins,
+        })
+    });
+    let frames = model.frames().iter().map(|f| {
+        json!({
+            "name": f.name.to_string(),
+            "min": nums(f.mins),
+            "max": nums(f.maxs),
+        })
+    });
+    let counts = json!({
+        "bones": i.bone_count,
+        "meshes": i.mesh_count,
+        "vertices": i.vertex_count,
+        "triangles": i.triangle_count,
+        "frames": i.frame_count,
+        "animations": i.animation_count,
+        "events": model.events().len(),
+        "textures": model.textures().len(),
+        "materials": model.materials().len(),
+        "suits": model.suits().len(),
+        "skills": skills.len(),
+        "warnings": model.warnings().len(),
+    });
+    // In key order, as serde_json's map keeps them.
+    let mut members: Vec<(&str, Member)> = vec![
+        ("animations", list(animations)),
+        ("bones", list(bones)),
+        (
+            "bounds",
+            Member::Value(json!({ "min": nums(i.mins), "max": nums(i.maxs) })),
+        ),
+        ("counts", Member::Value(counts)),
+        ("file", Member::Value(Value::from(file))),
+        ("format", Member::Value(Value::from(i.format.name()))),
+    ];
+    if all_frames {
+        members.push(("frames", list(frames)));
     }
-    json
+    let hand = if i.handedness > 0 { "right" } else { "left" };
+    members.extend([
+        ("handedness", Member::Value(Value::from(hand))),
+        ("materials", list(materials)),
+        (
+            "max_influences",
+            Member::Value(Value::from(i.max_influences)),
+        ),
+        ("meshes", list(meshes)),
+        ("skills", list(skills.iter().map(SkillSummary::json))),
+        ("suits", list(suits)),
+        ("textures", list(textures)),
+        ("up_axis", Member::Value(Value::from(*axis))),
+        (
+            "warnings",
+            list(model.warnings().iter().map(|w| Value::from(w.to_string()))),
+        ),
+    ]);
+
+    // A value's pretty text, its lines after the first indented by `indent`.
+    let pretty = |v: &Value, indent: &str| format!("{v:#}").replace('\n', &format!("\n{indent}"));
+    writeln!(out, "{{")?;
+    let last = members.len().saturating_sub(1);
+    for (k, (key, member)) in members.into_iter().enumerate() {
+        let comma = if k < last { "," } else { "" };
+        match member {
+            Member::Value(v) => {
+                writeln!(out, "  {}: {}{comma}", Value::from(key), pretty(&v, "  "))?
+            }
+            Member::List(mut items) => match items.next() {
+                None => writeln!(out, "  {}: []{comma}", Value::from(key))?,
+                Some(first) => {
+                    writeln!(out, "  {}: [", Value::from(key))?;
+                    write!(out, "    {}", pretty(&first, "    "))?;
+                    for item in items {
+                        write!(out, ",\n    {}", pretty(&item, "    "))?;
+                    }
+                    writeln!(out, "\n  ]{comma}")?;
+                }
+            },
+        }
+    }
+    writeln!(out, "}}")
 }
 
 // ---------------------------------------------------------------------------------------------
