@@ -368,6 +368,16 @@ fn print_model(
                 mesh.material()
                     .map_or(String::new(), |k| format!(", material {k}"))
             );
+            for (k, skin) in mesh.skins().iter().enumerate() {
+                let frames: Vec<String> =
+                    skin.frames.iter().map(|f| f.material.to_string()).collect();
+                let every = if frames.len() > 1 {
+                    format!(" (one every {} s)", skin.interval)
+                } else {
+                    String::new()
+                };
+                say!(out, "         skin {k}: {}{every}", frames.join(", "));
+            }
         }
     }
     if !model.textures().is_empty() {
@@ -551,6 +561,12 @@ fn write_model_json(
             "triangles": mesh.triangle_count(),
             "max_influences": mesh.max_influences(),
             "material": mesh.material(),
+            "skins": (mesh.skins().iter())
+                .map(|k| json!({
+                    "materials": k.frames.iter().map(|f| f.material.to_string()).collect::<Vec<_>>(),
+                    "interval": num(k.interval),
+                }))
+                .collect::<Vec<_>>(),
         })
     });
     let animations = model.animations().iter().enumerate().map(|(a, scene)| {
