@@ -1473,14 +1473,18 @@ fn check_magnitudes(parts: &ModelParts) -> Result<()> {
     for (m, mesh) in parts.meshes.iter().enumerate() {
         // One pass without branches (a float's magnitude orders as its bits, a NaN above every
         // number); the influence is looked for only when some value is out of range.
-        let mut largest = 0u32;
+        // Eight lanes, one an influence's 32 bytes (the bone's lane held at 0): one vector max
+        // an influence rather than a chain of seven.
+        let mut lanes = [0u32; 8];
         for i in &mesh.influences {
             let [o0, o1, o2] = i.origin;
             let [n0, n1, n2] = i.normal;
-            for v in [o0, o1, o2, i.weight, n0, n1, n2] {
-                largest = largest.max(v.to_bits() & !(1 << 31));
+            let values = [o0, o1, o2, i.weight, n0, n1, n2, 0.0];
+            for (l, v) in lanes.iter_mut().zip(values) {
+                *l = (*l).max(v.to_bits() & !(1 << 31));
             }
         }
+        let largest = lanes.into_iter().max().unwrap_or_default();
         if in_range(f32::from_bits(largest).into()) {
             continue;
         }

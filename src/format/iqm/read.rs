@@ -930,6 +930,16 @@ fn check_adjacency(data: &[u8], h: &Header, ck: &mut Checker) -> Result<()> {
     let nt = h.get(H::NumTriangles);
     let ofs = h.get(H::OfsAdjacency);
     let bytes = block(data, ofs, nt.into(), TRIANGLE_SIZE, "adjacency table")?;
+    // One pass without branches finds whether any entry is out of range; only then is the
+    // first looked for.
+    let words = bytes.as_chunks::<4>().0;
+    let bad = words.iter().fold(false, |bad, w| {
+        let t = u32::from_le_bytes(*w);
+        bad | (t != NO_NEIGHBOUR && t >= nt)
+    });
+    if !bad {
+        return Ok(());
+    }
     for (k, w) in bytes.chunks_exact(4).enumerate() {
         let t = Le::read_u32(w);
         if t != NO_NEIGHBOUR && t >= nt {
@@ -1289,42 +1299,98 @@ fn decode_frames(
     // One frame's poses, appended whole: poses past the skeleton's bones are not part of the
     // model, and bones past the poses stay at the identity.
     let mut frame_poses = vec![Mat3x4::IDENTITY; nb];
+    // The channels of eight poses, one list each, and what is made of them. Lanes past the
+    // last pose of a frame keep an earlier group's values, made and not used.
+    let mut v = [[0.0f32; LANES]; 10];
+    let mut m = [[0.0f32; LANES]; 12];
+    let mut len2 = [0.0f32; LANES];
     for f in 0..nf {
         let frame = values
             .get(f.saturating_mul(step)..f.saturating_add(1).saturating_mul(step))
             .unwrap_or_default();
-        for (j, (t, slot)) in tables.iter().zip(frame_poses.iter_mut()).enumerate() {
-            if t.wild {
-                *slot = rest_of(j);
-                continue;
+        // Eight poses at a time: their channels decoded into one list per channel, so that the
+        // quaternions and matrices are made in fixed-length loops over the eight, which the
+        // compiler runs as vector operations (each one the same IEEE operation as one by one).
+        for (g, (group, slots)) in tables
+            .chunks(LANES)
+            .zip(frame_poses.chunks_mut(LANES))
+            .enumerate()
+        {
+            for (l, t) in group.iter().enumerate() {
+                for (c, list) in v.iter_mut().enumerate() {
+                    let at = t.at.get(c).copied().unwrap_or_default() as usize;
+                    let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
+                    let o = t.offset.get(c).copied().unwrap_or_default();
+                    let s = t.scale.get(c).copied().unwrap_or_default();
+                    // A select, not a branch: which channels a pose stores is the file's choice.
+                    let x = if t.mask & (1 << c) != 0 {
+                        o + f32::from(raw) * s
+                    } else {
+                        o
+                    };
+                    if let Some(slot) = list.get_mut(l) {
+                        *slot = x;
+                    }
+                }
+                if v1 {
+                    let l = l & (LANES - 1);
+                    v[6][l] = complete_w(v[3][l], v[4][l], v[5][l]);
+                }
             }
-            let mut v = t.offset;
-            for (c, x) in v.iter_mut().enumerate() {
-                let at = t.at.get(c).copied().unwrap_or_default() as usize;
-                let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
-                let s = t.scale.get(c).copied().unwrap_or_default();
-                let decoded = *x + f32::from(raw) * s;
-                // A select, not a branch: which channels a pose stores is the file's choice.
-                *x = if t.mask & (1 << c) != 0 { decoded } else { *x };
+            let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = &v;
+            for l in 0..LANES {
+                len2[l] = qx[l] * qx[l] + qy[l] * qy[l] + qz[l] * qz[l] + qw[l] * qw[l];
+                let inv = len2[l].sqrt().recip();
+                let (x, y, z, w) = (qx[l] * inv, qy[l] * inv, qz[l] * inv, qw[l] * inv);
+                // Mat3::from_quat, then its columns scaled, as
+                // Mat3x4::from_rotation_translation_scale lays them out.
+                let (x2, y2, z2) = (x + x, y + y, z + z);
+                let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+                let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+                let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+                m[0][l] = (1.0 - (yy + zz)) * sx[l];
+                m[1][l] = (xy - wz) * sy[l];
+                m[2][l] = (xz + wy) * sz[l];
+                m[3][l] = tx[l];
+                m[4][l] = (xy + wz) * sx[l];
+                m[5][l] = (1.0 - (xx + zz)) * sy[l];
+                m[6][l] = (yz - wx) * sz[l];
+                m[7][l] = ty[l];
+                m[8][l] = (xz - wy) * sx[l];
+                m[9][l] = (yz + wx) * sy[l];
+                m[10][l] = (1.0 - (xx + yy)) * sz[l];
+                m[11][l] = tz[l];
             }
-            // Not wild: every channel lies between its offset and offset + 65535 * scale, both
-            // within 1e9, so every value is finite.
-            let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = v;
-            let qw = if v1 { complete_w(qx, qy, qz) } else { qw };
-            let len2 = qx * qx + qy * qy + qz * qz + qw * qw;
-            let q = if len2 > 1e-24 {
-                let inv = len2.sqrt().recip();
-                Quat::from_xyzw(qx * inv, qy * inv, qz * inv, qw * inv)
-            } else {
-                let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
-                unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?
-            };
-            *slot = Mat3x4::from_rotation_translation_scale(q, [tx, ty, tz], [sx, sy, sz]);
+            for (l, (t, slot)) in group.iter().zip(slots.iter_mut()).enumerate() {
+                let j = g.saturating_mul(LANES).saturating_add(l);
+                let l = l & (LANES - 1);
+                if t.wild {
+                    *slot = rest_of(j);
+                } else if len2[l] > 1e-24 {
+                    // Not wild: every channel lies between its offset and offset + 65535 *
+                    // scale, both within 1e9, so every value is finite.
+                    for (x, e) in slot.m.iter_mut().zip(&m) {
+                        *x = e[l];
+                    }
+                } else {
+                    let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
+                    let q = [qx[l], qy[l], qz[l], qw[l]];
+                    let q = unit_rotation(q, at, ck, || format!("frame {f} pose {j}"))?;
+                    *slot = Mat3x4::from_rotation_translation_scale(
+                        q,
+                        [tx[l], ty[l], tz[l]],
+                        [sx[l], sy[l], sz[l]],
+                    );
+                }
+            }
         }
         out.extend_from_slice(&frame_poses);
     }
     Ok(true)
 }
+
+/// Poses decoded together.
+const LANES: usize = 8;
 
 /// A pose as decoding a frame needs it.
 struct PoseTable {
@@ -1606,25 +1672,40 @@ fn build_meshes(
             let g = g as usize;
             let p = v.positions.get(g).unwrap_or_default();
             let n = normals.get(g).unwrap_or_default();
-            let mut slots: [(u32, f32); 4] = [(0, 0.0); 4];
-            let mut used = 0usize;
+            // Without blend arrays every vertex follows joint 0 alone.
+            let mut slots: [(u32, f32); 4] = [(0, 1.0); 4];
+            let mut used = 1usize;
             if let Some((idx, wts)) = &v.blends {
                 let (ix, w) = (idx.get(g), wts.get(g));
+                // The slots kept (weighted, on a joint of the model) as bits, without a branch
+                // on the file's weights.
+                let (mut keep, mut outside) = (0u32, false);
                 for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
                     let weighted = !(wk <= 0.0);
-                    if weighted && b >= nb {
-                        ck.problem(Error::malformed(format!(
-                            "mesh {m} ({}) vertex {local} (file vertex {g}) slot {k}: joint {b} \
-                             out of range (the model has {nb})",
-                            r.name
-                        )))?;
-                        continue;
+                    keep |= u32::from(weighted && b < nb) << k;
+                    outside |= weighted && b >= nb;
+                }
+                if outside {
+                    let at = || format!("mesh {m} ({}) vertex {local} (file vertex {g})", r.name);
+                    joints_out_of_range(ix, w, nb, at, ck)?;
+                }
+                slots = [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])];
+                used = keep.count_ones() as usize;
+                if keep & keep.wrapping_add(1) != 0 {
+                    // A kept slot after one that is not (the tools put the weighted first): the
+                    // kept ones moved down, in slot order.
+                    let mut n = 0usize;
+                    for (k, &slot) in [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])]
+                        .iter()
+                        .enumerate()
+                    {
+                        if keep & (1 << k) != 0
+                            && let Some(s) = slots.get_mut(n)
+                        {
+                            *s = slot;
+                            n = n.saturating_add(1);
+                        }
                     }
-                    // Written always, kept when weighted: no branch on the file's weights.
-                    if let Some(s) = slots.get_mut(used) {
-                        *s = (b, wk);
-                    }
-                    used = used.saturating_add(usize::from(weighted));
                 }
                 if used == 0 {
                     zero_weights = zero_weights.saturating_add(1);
@@ -1633,9 +1714,6 @@ fn build_meshes(
                     slots[0] = (b, 1.0);
                     used = 1;
                 }
-            } else {
-                slots[0] = (0, 1.0);
-                used = 1;
             }
             let chosen = slots.get(..used).unwrap_or_default();
             let sum: f32 = chosen.iter().map(|s| s.1).sum();
@@ -1654,17 +1732,8 @@ fn build_meshes(
                     .unwrap_or(Mat3x4::IDENTITY);
                 let origin = inv.transform_point(p).map(|x| x * w);
                 let normal = inv.transform_vector(n).map(|x| x * w);
-                // One test for all six: an infinity or NaN has every exponent bit set.
-                let wild = origin
-                    .iter()
-                    .chain(&normal)
-                    .fold(0u32, |a, x| a | u32::from(!x.is_finite()));
-                if wild != 0 {
-                    return Err(Error::malformed(format!(
-                        "mesh {m} ({}) vertex {local}: its position in joint {b}'s bind space is \
-                         not a finite float (the position or the joint's transform is too large)",
-                        r.name
-                    )));
+                if !all_finite(origin.iter().chain(&normal).map(|x| x.to_bits())) {
+                    return Err(not_finite_in_bind_space(m, &r.name, local, b));
                 }
                 influences.push(Influence {
                     origin,
@@ -1711,6 +1780,37 @@ fn build_meshes(
         )))?;
     }
     Ok(out)
+}
+
+/// The problems of a vertex some of whose weighted slots name a joint past the model's `nb`,
+/// in slot order; `at` names the vertex. Out of the vertex loop: it runs only for broken files.
+#[cold]
+#[inline(never)]
+fn joints_out_of_range(
+    ix: [u32; 4],
+    w: [f32; 4],
+    nb: u32,
+    at: impl Fn() -> String,
+    ck: &mut Checker,
+) -> Result<()> {
+    for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+        if !(wk <= 0.0) && b >= nb {
+            ck.problem(Error::malformed(format!(
+                "{} slot {k}: joint {b} out of range (the model has {nb})",
+                at()
+            )))?;
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn not_finite_in_bind_space(m: usize, mesh: &Name, local: usize, b: u32) -> Error {
+    Error::malformed(format!(
+        "mesh {m} ({mesh}) vertex {local}: its position in joint {b}'s bind space is not a \
+         finite float (the position or the joint's transform is too large)"
+    ))
 }
 
 /// A per-vertex list in the file's numbering, taken in a mesh's vertex order.
