@@ -770,7 +770,8 @@ pub struct Model {
     warnings: Vec<Name>,
     textures: Vec<Texture>,
     materials: Vec<Material>,
-    suits: Vec<Suit>,
+    /// Shared: a suit's meshes bound one by one each carry the character's suits.
+    suits: Arc<[Suit]>,
     source_version: Option<u32>,
     frame_format: Option<Format>,
     source: Option<Arc<[u8]>>,
@@ -900,7 +901,7 @@ impl Model {
         model.warnings = warnings.iter().map(|w| Name::new(w.as_bytes())).collect();
         model.textures = textures;
         model.materials = materials;
-        model.suits = suits;
+        model.suits = suits.into();
         model.source_version = source_version;
         model.frame_format = frame_format;
         model.source = source;
@@ -976,7 +977,7 @@ impl Model {
             warnings: Vec::new(),
             textures: Vec::new(),
             materials: Vec::new(),
-            suits: Vec::new(),
+            suits: Arc::from(Vec::new()),
             source_version: None,
             frame_format: None,
             source: None,
@@ -1057,12 +1058,16 @@ impl Model {
         model.extent = meshes.extent;
         model.textures = meshes.textures.clone();
         model.materials = meshes.materials.clone();
-        model.suits = meshes
-            .suits
-            .iter()
-            .chain(&skeleton.suits)
-            .cloned()
-            .collect();
+        model.suits = if meshes.suits.is_empty() {
+            skeleton.suits.clone()
+        } else if skeleton.suits.is_empty() {
+            meshes.suits.clone()
+        } else {
+            (meshes.suits.iter())
+                .chain(skeleton.suits.iter())
+                .cloned()
+                .collect()
+        };
         model.source_version = meshes.source_version.or(skeleton.source_version);
         model.frame_format = meshes.frame_format.or(skeleton.frame_format);
         model.kept = if meshes.kept.is_empty() {
@@ -1091,7 +1096,7 @@ impl Model {
             animations: s.animations.clone(),
             keyframes: s.keyframes.clone(),
             events: s.events.clone(),
-            suits: self.suits.clone(),
+            suits: self.suits.to_vec(),
             source_version: self.source_version,
             frame_format: self.frame_format,
             textures: self.textures.clone(),

@@ -14,7 +14,7 @@ mod sims_fixtures;
 
 use std::path::Path;
 
-use cli_support::{TempDir, corpus, ossa, tube_dpm};
+use cli_support::{TempDir, corpus, ossa, ossa_peak, tube_dpm};
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 use sims_fixtures::{NOD, SKELETON_AND_SUIT, nod, nod_cfp};
@@ -551,30 +551,6 @@ fn chain_dpm(n: usize) -> Vec<u8> {
     };
     parts.poses = vec![step; n].into();
     ossa::dpm::write(&Model::from_parts(parts).unwrap()).unwrap()
-}
-
-/// `ossa ARGS` in `dir` with its output into `out`: the exit code and the child's peak resident
-/// memory in bytes (its own, from wait4, not other tests' children).
-fn ossa_peak(dir: &Path, args: &[&str], out: &Path) -> (i32, u64) {
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ossa"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::fs::File::create(out).unwrap())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our own child's, not yet waited for; status and usage are writable.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, usage.ru_maxrss as u64 * 1024)
 }
 
 /// A chain of bones prints in text and JSON linear in its length: the summary indents a bone

@@ -13,7 +13,7 @@ mod sims_fixtures;
 
 use std::path::Path;
 
-use cli_support::{TempDir, corpus, ossa, tube_dpm};
+use cli_support::{TempDir, corpus, ossa, ossa_peak, tube_dpm};
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 use sims_fixtures::{HEAD_SKN, SKELETON_AND_SUIT};
@@ -935,4 +935,113 @@ fn a_dpm_converted_for_darkplaces_keeps_its_skin_files() {
     let iqm = Model::load_file(dir.path("zombie.iqm"), &LoadOptions::default()).unwrap();
     let meshes: Vec<String> = iqm.meshes().iter().map(|m| m.name().to_string()).collect();
     assert_eq!(meshes, ["bloodyskull", "meat"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files found by listing stay inside their directory; suits of many skins stay linear
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(unix)]
+#[test]
+fn a_suit_mesh_that_is_a_link_out_of_its_directory_is_refused() {
+    let dir = TempDir::new("cli", "suit-link");
+    dir.write("in/small.cmx", SKELETON_AND_SUIT);
+    dir.write("outside/head-mesh.skn", HEAD_SKN);
+    std::os::unix::fs::symlink("../outside/head-mesh.skn", dir.path("in/head-mesh.skn")).unwrap();
+    let run = ossa(
+        dir.path("in"),
+        &["convert", "small.cmx", "--suit", "head-only", "-o", "x.glb"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("OSSA_ERR_INVALID_ARGUMENT")
+            && run.stderr.contains(
+                "\"head-mesh.skn\" leads outside the files the model may read through a symbolic link"
+            ),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("in/x.glb").exists());
+
+    // A link that stays inside is followed.
+    std::fs::remove_file(dir.path("in/head-mesh.skn")).unwrap();
+    dir.write("in/meshes/real.skn", HEAD_SKN);
+    std::os::unix::fs::symlink("meshes/real.skn", dir.path("in/head-mesh.skn")).unwrap();
+    let run = ossa(
+        dir.path("in"),
+        &["convert", "small.cmx", "--suit", "head-only", "-o", "x.glb"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        names(&glb_file(&dir.path("in/x.glb")), "meshes"),
+        ["head-mesh"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_given_is_read_without_its_links_out() {
+    let dir = TempDir::new("cli", "dir-link");
+    dir.write("models/a.dpm", tube_dpm(2));
+    dir.write("outside/b.dpm", tube_dpm(3));
+    std::os::unix::fs::symlink("../outside/b.dpm", dir.path("models/b.dpm")).unwrap();
+    let run = ossa(&dir, &["convert", "models", "-o", "out", "--to", "dpm"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("b.dpm") && run.stderr.contains("a link out of models; not followed"),
+        "{}",
+        run.stderr
+    );
+    assert!(dir.path("out/a.dpm").exists());
+    assert!(!dir.path("out/b.dpm").exists());
+}
+
+/// A suit of `n` skins, each the same one-triangle mesh on HEAD.
+fn suit_of(n: usize) -> String {
+    let one_skin = "1\nHEAD\nhead-mesh\n0\n0\n0\n";
+    let at = SKELETON_AND_SUIT
+        .find(one_skin)
+        .expect("the fixture's one skin");
+    let skins: String = "HEAD\nhead-mesh\n0\n0\n".repeat(n);
+    format!(
+        "{}{n}\n{skins}0\n{}",
+        &SKELETON_AND_SUIT[..at],
+        &SKELETON_AND_SUIT[at + one_skin.len()..]
+    )
+}
+
+/// A suit of thousands of skins naming one mesh: the memory a conversion holds grows with the
+/// skins, not with their square (each bound mesh once carried a copy of every suit), and the
+/// directory is listed once, not once a skin.
+#[test]
+fn a_suit_of_many_skins_dresses_in_linear_memory() {
+    let dir = TempDir::new("cli", "many-skins");
+    dir.write("head-mesh.skn", HEAD_SKN);
+    let mut peaks = Vec::new();
+    for n in [500, 2000] {
+        dir.write("many.cmx", suit_of(n));
+        let out = dir.path("out.txt");
+        let (code, peak) = ossa_peak(
+            &dir.0,
+            &["convert", "many.cmx", "--suit", "head-only", "-o", "x.dpm"],
+            &out,
+        );
+        assert_eq!(
+            code,
+            0,
+            "{n} skins: {}",
+            std::fs::read_to_string(&out).unwrap()
+        );
+        let dpm = Model::load_file(dir.path("x.dpm"), &LoadOptions::default()).unwrap();
+        assert_eq!(dpm.meshes().len(), n);
+        peaks.push(peak);
+    }
+    eprintln!("peak RSS: 500 skins {}, 2000 skins {}", peaks[0], peaks[1]);
+    // Four times the skins: at most about four times the memory above a process's own.
+    assert!(
+        peaks[1] < 5 * peaks[0] + (16 << 20),
+        "peak RSS {} at 500 skins, {} at 2000",
+        peaks[0],
+        peaks[1]
+    );
 }

@@ -117,3 +117,27 @@ pub fn corpus(kind: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// `ossa ARGS` in `dir` with its output into `out`: the exit code and the child's peak resident
+/// memory in bytes (its own, from wait4, not other tests' children).
+pub fn ossa_peak(dir: &Path, args: &[&str], out: &Path) -> (i32, u64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child's, not yet waited for; status and usage are writable.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, usage.ru_maxrss as u64 * 1024)
+}

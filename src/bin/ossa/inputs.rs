@@ -2,6 +2,7 @@
 //! patterns), the files that come with a model (skeleton, Sims skills and suits), and the
 //! progress bar of a batch.
 
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -129,6 +130,15 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
     )];
     dirs.extend(sources.search.iter().map(PathBuf::from));
     let side = side_options(sources.options);
+    let mut index = DirIndex::new(&dirs);
+    // A file found in a directory is read inside it: a link out of it is refused.
+    let load_found = |(path, dir): (PathBuf, PathBuf)| {
+        let inside = LoadOptions {
+            base_dir: Some(dir),
+            ..side.clone()
+        };
+        Model::load_file(&path, &inside)
+    };
     let has_suit = |m: &Model| {
         m.suits()
             .iter()
@@ -139,7 +149,7 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
         None
     } else {
         let names = [".cmx", ".cmx.bcf", ".bcf"].map(|e| format!("{suit}{e}"));
-        let Some(path) = find_file(&dirs, &names) else {
+        let Some(found) = index.find(&names) else {
             let there: Vec<String> = loaded.suits().iter().map(|s| s.name.to_string()).collect();
             let has = if there.is_empty() {
                 "no suits".to_owned()
@@ -152,7 +162,7 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
                 shown_dirs(&dirs)
             )));
         };
-        Some(Model::load_file(&path, &side)?)
+        Some(load_found(found)?)
     };
     let skeleton = match sources.skeleton {
         Some(s) => s,
@@ -168,8 +178,8 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
     ossa::assemble::dress(&character, suit, &mut |mesh: &str| {
         // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
         let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
-        match find_file(&dirs, &names) {
-            Some(path) => Model::load_file(&path, &side),
+        match index.find(&names) {
+            Some(found) => load_found(found),
             None => Err(ossa::Error::not_found(format!(
                 "no {}, {} or {} in {}",
                 names[0],
@@ -186,18 +196,44 @@ fn shown_dirs(dirs: &[PathBuf]) -> String {
     shown.join(", ")
 }
 
-/// The first of `names` (ASCII case ignored, as the game's files are named on Windows) in the
-/// first directory that holds one.
-pub fn find_file(dirs: &[PathBuf], names: &[String]) -> Option<PathBuf> {
-    dirs.iter().find_map(|dir| {
-        let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir).ok()?.flatten().collect();
-        names.iter().find_map(|name| {
-            entries
+/// Directories' files by name, each directory listed once, when first looked in (a suit of
+/// thousands of skins looks for thousands of meshes).
+pub struct DirIndex<'a> {
+    dirs: &'a [PathBuf],
+    /// Per directory: its files by lower-case name (the first of names equal but for case).
+    listings: Vec<Option<HashMap<String, PathBuf>>>,
+}
+
+impl<'a> DirIndex<'a> {
+    pub fn new(dirs: &'a [PathBuf]) -> DirIndex<'a> {
+        DirIndex {
+            dirs,
+            listings: vec![None; dirs.len()],
+        }
+    }
+
+    /// The first of `names` (ASCII case ignored, as the game's files are named on Windows) in
+    /// the first directory that holds one, with that directory.
+    pub fn find(&mut self, names: &[String]) -> Option<(PathBuf, PathBuf)> {
+        for (dir, listing) in self.dirs.iter().zip(&mut self.listings) {
+            let files = listing.get_or_insert_with(|| {
+                let mut files = HashMap::new();
+                let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+                for e in entries {
+                    let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+                    files.entry(name).or_insert_with(|| e.path());
+                }
+                files
+            });
+            let found = names
                 .iter()
-                .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(name))
-                .map(|e| e.path())
-        })
-    })
+                .find_map(|n| files.get(&n.to_ascii_lowercase()));
+            if let Some(path) = found {
+                return Some((path.clone(), dir.clone()));
+            }
+        }
+        None
+    }
 }
 
 /// `input`'s file name without its model extension (both parts of `.cmx.bcf`).
@@ -277,15 +313,18 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
     for arg in args {
         let path = Path::new(arg);
         let found: Vec<PathBuf> = if path.is_dir() {
-            listed(path, gltf, |_| true)
+            listed(path, gltf, |_| true, &mut failed)
         } else if is_pattern(arg) {
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
             let pattern = path
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            let found = listed(parent.unwrap_or(Path::new(".")), gltf, |name| {
-                glob_match(&pattern, name)
-            });
+            let found = listed(
+                parent.unwrap_or(Path::new(".")),
+                gltf,
+                |name| glob_match(&pattern, name),
+                &mut failed,
+            );
             // `*.dpm` gives `x.dpm`, as the shell would, not `./x.dpm`.
             match parent {
                 Some(_) => found,
@@ -307,7 +346,7 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
             failed.push((
                 arg.clone(),
                 ossa::Error::not_found(format!(
-                    "{place} no model file (.dpm .skm .skn .bmf .msh .cmx .bcf .skel .mod .dmf{})",
+                    "{place} no model file (.dpm .skm .iqm .skn .bmf .msh .cmx .bcf .skel .mod .dmf{})",
                     if gltf { " .glb .gltf" } else { "" }
                 )),
             ));
@@ -321,9 +360,16 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
     (files, failed)
 }
 
-/// The model files of `dir` whose names pass `keep`, sorted.
-fn listed(dir: &Path, gltf: bool, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+/// The model files of `dir` whose names pass `keep`, sorted. A symbolic link that leads out of
+/// `dir` is not followed: a directory given is what is read, as a model's sidecars are read
+/// only inside its directory; each is an error in `failed`.
+fn listed(
+    dir: &Path,
+    gltf: bool,
+    keep: impl Fn(&str) -> bool,
+    failed: &mut Vec<(String, ossa::Error)>,
+) -> Vec<PathBuf> {
+    let (Ok(entries), Ok(inside)) = (std::fs::read_dir(dir), std::fs::canonicalize(dir)) else {
         return Vec::new();
     };
     let mut files: Vec<PathBuf> = entries
@@ -333,6 +379,19 @@ fn listed(dir: &Path, gltf: bool, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
         .filter(|p| is_model_file(p, gltf))
         .collect();
     files.sort();
+    files.retain(|p| {
+        let stays = std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(&inside));
+        if !stays {
+            failed.push((
+                p.display().to_string(),
+                ossa::Error::invalid_argument(format!(
+                    "a link out of {}; not followed",
+                    dir.display()
+                )),
+            ));
+        }
+        stays
+    });
     files
 }
 
