@@ -305,15 +305,20 @@ fn is_model_file(path: &Path, gltf: bool) -> bool {
 }
 
 /// The files the arguments name, in order (each directory's and pattern's sorted), each once;
-/// and for each directory or pattern that gives none, why.
-pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String, ossa::Error)>) {
+/// for each directory or pattern that gives none, why; and the links out of a directory that
+/// were skipped, as warnings.
+pub fn expand_inputs(
+    args: &[String],
+    gltf: bool,
+) -> (Vec<PathBuf>, Vec<(String, ossa::Error)>, Vec<String>) {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut failed = Vec::new();
+    let mut skipped = Vec::new();
     for arg in args {
         let path = Path::new(arg);
         let found: Vec<PathBuf> = if path.is_dir() {
-            listed(path, gltf, |_| true, &mut failed)
+            listed(path, gltf, |_| true, &mut skipped)
         } else if is_pattern(arg) {
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
             let pattern = path
@@ -323,7 +328,7 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
                 parent.unwrap_or(Path::new(".")),
                 gltf,
                 |name| glob_match(&pattern, name),
-                &mut failed,
+                &mut skipped,
             );
             // `*.dpm` gives `x.dpm`, as the shell would, not `./x.dpm`.
             match parent {
@@ -357,17 +362,17 @@ pub fn expand_inputs(args: &[String], gltf: bool) -> (Vec<PathBuf>, Vec<(String,
             }
         }
     }
-    (files, failed)
+    (files, failed, skipped)
 }
 
 /// The model files of `dir` whose names pass `keep`, sorted. A symbolic link that leads out of
 /// `dir` is not followed: a directory given is what is read, as a model's sidecars are read
-/// only inside its directory; each is an error in `failed`.
+/// only inside its directory; each is a warning in `skipped`.
 fn listed(
     dir: &Path,
     gltf: bool,
     keep: impl Fn(&str) -> bool,
-    failed: &mut Vec<(String, ossa::Error)>,
+    skipped: &mut Vec<String>,
 ) -> Vec<PathBuf> {
     let (Ok(entries), Ok(inside)) = (std::fs::read_dir(dir), std::fs::canonicalize(dir)) else {
         return Vec::new();
@@ -382,12 +387,10 @@ fn listed(
     files.retain(|p| {
         let stays = std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(&inside));
         if !stays {
-            failed.push((
-                p.display().to_string(),
-                ossa::Error::invalid_argument(format!(
-                    "a link out of {}; not followed",
-                    dir.display()
-                )),
+            skipped.push(format!(
+                "{}: a link out of {}; not followed",
+                p.display(),
+                dir.display()
             ));
         }
         stays
@@ -469,9 +472,12 @@ impl Progress {
 /// A batch's inputs, expanded, with its directory made; what matched nothing is reported and
 /// counted as failed. None: the directory could not be made (reported).
 pub fn start_batch(args: &[String], gltf: bool, dir: &Path) -> Option<(Vec<PathBuf>, usize)> {
-    let (inputs, unmatched) = expand_inputs(args, gltf);
+    let (inputs, unmatched, skipped) = expand_inputs(args, gltf);
     for (arg, e) in &unmatched {
         crate::report_error(arg, e);
+    }
+    for w in &skipped {
+        eprintln!("ossa: warning: {w}");
     }
     if let Err(e) = std::fs::create_dir_all(dir) {
         let e = ossa::Error::io(format!("cannot make the directory: {e}"), Some(e));
