@@ -355,7 +355,7 @@ impl<const N: usize> Column<'_, N> {
 
     fn len(&self) -> usize {
         match self {
-            Column::File(words) => words.len() / N.max(1),
+            Column::File(words) => words.len().checked_div(N).unwrap_or_default(),
             Column::Decoded(values) => values.len(),
         }
     }
@@ -857,7 +857,7 @@ fn decode_vertices<'a>(
                     std::array::from_fn(|x| to_byte((f64::from(x as u8) / 255.0) as f32));
                 b.iter()
                     .take(n)
-                    .map(|c| c.map(|x| table[usize::from(x)]))
+                    .map(|c| c.map(|x| table.get(usize::from(x)).copied().unwrap_or_default()))
                     .collect()
             }
             None => {
@@ -1333,53 +1333,60 @@ fn decode_frames(
                     }
                 }
                 if v1 {
-                    let l = l & (LANES - 1);
-                    v[6][l] = complete_w(v[3][l], v[4][l], v[5][l]);
+                    let w = complete_w(lane(&v[3], l), lane(&v[4], l), lane(&v[5], l));
+                    set_lane(&mut v[6], l, w);
                 }
             }
             let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = &v;
             for l in 0..LANES {
-                len2[l] = qx[l] * qx[l] + qy[l] * qy[l] + qz[l] * qz[l] + qw[l] * qw[l];
-                let inv = len2[l].sqrt().recip();
-                let (x, y, z, w) = (qx[l] * inv, qy[l] * inv, qz[l] * inv, qw[l] * inv);
+                let (qx, qy, qz, qw) = (lane(qx, l), lane(qy, l), lane(qz, l), lane(qw, l));
+                let length2 = qx * qx + qy * qy + qz * qz + qw * qw;
+                set_lane(&mut len2, l, length2);
+                let inv = length2.sqrt().recip();
+                let (x, y, z, w) = (qx * inv, qy * inv, qz * inv, qw * inv);
                 // Mat3::from_quat, then its columns scaled, as
                 // Mat3x4::from_rotation_translation_scale lays them out.
                 let (x2, y2, z2) = (x + x, y + y, z + z);
                 let (xx, xy, xz) = (x * x2, x * y2, x * z2);
                 let (yy, yz, zz) = (y * y2, y * z2, z * z2);
                 let (wx, wy, wz) = (w * x2, w * y2, w * z2);
-                m[0][l] = (1.0 - (yy + zz)) * sx[l];
-                m[1][l] = (xy - wz) * sy[l];
-                m[2][l] = (xz + wy) * sz[l];
-                m[3][l] = tx[l];
-                m[4][l] = (xy + wz) * sx[l];
-                m[5][l] = (1.0 - (xx + zz)) * sy[l];
-                m[6][l] = (yz - wx) * sz[l];
-                m[7][l] = ty[l];
-                m[8][l] = (xz - wy) * sx[l];
-                m[9][l] = (yz + wx) * sy[l];
-                m[10][l] = (1.0 - (xx + yy)) * sz[l];
-                m[11][l] = tz[l];
+                let (sx, sy, sz) = (lane(sx, l), lane(sy, l), lane(sz, l));
+                let made = [
+                    (1.0 - (yy + zz)) * sx,
+                    (xy - wz) * sy,
+                    (xz + wy) * sz,
+                    lane(tx, l),
+                    (xy + wz) * sx,
+                    (1.0 - (xx + zz)) * sy,
+                    (yz - wx) * sz,
+                    lane(ty, l),
+                    (xz - wy) * sx,
+                    (yz + wx) * sy,
+                    (1.0 - (xx + yy)) * sz,
+                    lane(tz, l),
+                ];
+                for (row, x) in m.iter_mut().zip(made) {
+                    set_lane(row, l, x);
+                }
             }
             for (l, (t, slot)) in group.iter().zip(slots.iter_mut()).enumerate() {
                 let j = g.saturating_mul(LANES).saturating_add(l);
-                let l = l & (LANES - 1);
                 if t.wild {
                     *slot = rest_of(j);
-                } else if len2[l] > 1e-24 {
+                } else if lane(&len2, l) > 1e-24 {
                     // Not wild: every channel lies between its offset and offset + 65535 *
                     // scale, both within 1e9, so every value is finite.
                     for (x, e) in slot.m.iter_mut().zip(&m) {
-                        *x = e[l];
+                        *x = lane(e, l);
                     }
                 } else {
                     let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
-                    let q = [qx[l], qy[l], qz[l], qw[l]];
+                    let q = [lane(qx, l), lane(qy, l), lane(qz, l), lane(qw, l)];
                     let q = unit_rotation(q, at, ck, || format!("frame {f} pose {j}"))?;
                     *slot = Mat3x4::from_rotation_translation_scale(
                         q,
-                        [tx[l], ty[l], tz[l]],
-                        [sx[l], sy[l], sz[l]],
+                        [lane(tx, l), lane(ty, l), lane(tz, l)],
+                        [lane(sx, l), lane(sy, l), lane(sz, l)],
                     );
                 }
             }
@@ -1391,6 +1398,19 @@ fn decode_frames(
 
 /// Poses decoded together.
 const LANES: usize = 8;
+
+/// Lane `l` of a list of [`LANES`] (every caller's `l` is below it).
+#[inline(always)]
+fn lane(list: &[f32; LANES], l: usize) -> f32 {
+    list.get(l).copied().unwrap_or_default()
+}
+
+#[inline(always)]
+fn set_lane(list: &mut [f32; LANES], l: usize, x: f32) {
+    if let Some(slot) = list.get_mut(l) {
+        *slot = x;
+    }
+}
 
 /// A pose as decoding a frame needs it.
 struct PoseTable {
@@ -1659,7 +1679,7 @@ fn build_meshes(
                 let kept = ix
                     .iter()
                     .zip(&w)
-                    .filter(|&(&b, &wk)| !(wk <= 0.0) && b < nb);
+                    .filter(|&(&b, &wk)| (wk > 0.0 || wk.is_nan()) && b < nb);
                 kept.count().max(1) as u64
             })),
             None => order.len() as u64,
@@ -1681,7 +1701,8 @@ fn build_meshes(
                 // on the file's weights.
                 let (mut keep, mut outside) = (0u32, false);
                 for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
-                    let weighted = !(wk <= 0.0);
+                    // As `!(wk <= 0.0)`: a NaN (none survives the finite check) would count.
+                    let weighted = wk > 0.0 || wk.is_nan();
                     keep |= u32::from(weighted && b < nb) << k;
                     outside |= weighted && b >= nb;
                 }
@@ -1794,7 +1815,7 @@ fn joints_out_of_range(
     ck: &mut Checker,
 ) -> Result<()> {
     for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
-        if !(wk <= 0.0) && b >= nb {
+        if (wk > 0.0 || wk.is_nan()) && b >= nb {
             ck.problem(Error::malformed(format!(
                 "{} slot {k}: joint {b} out of range (the model has {nb})",
                 at()
