@@ -371,18 +371,25 @@ pub fn render_sheet(
             "a {sheet_w}x{sheet_h} sheet is beyond the limit of {MAX_PIXELS} pixels"
         )));
     }
-    let cells: Vec<Vec<Skinned>> = rows
-        .iter()
-        .map(|r| r.cells.iter().map(|c| skin(model, &c.poses)).collect())
-        .collect::<Result<_>>()?;
+    // Each cell is skinned twice, once to frame the sheet and once to draw it, so that one
+    // cell's vertices are held at a time however many cells the sheet has.
     let mut camera = Camera::oriented(model, cell.view, cell.yaw_degrees, cell.pitch_degrees);
-    let everything = rows.iter().zip(&cells).flat_map(|(row, skinned)| {
-        row.cells
-            .iter()
-            .zip(skinned)
-            .flat_map(|(c, s)| framed_points(s, &c.poses, cell.bones))
+    let mut failed = None;
+    let mut points = Vec::new();
+    let everything = rows.iter().flat_map(|row| row.cells.iter()).flat_map(|c| {
+        points.clear();
+        match skin(model, &c.poses) {
+            Ok(s) => points.extend(framed_points(&s, &c.poses, cell.bones)),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+        std::mem::take(&mut points)
     });
     camera.fit(everything, cell.width, cell.height);
+    if let Some(e) = failed {
+        return Err(e);
+    }
 
     let (sw, sh) = (sheet_w as usize, sheet_h as usize);
     let mut sheet = Image {
@@ -395,9 +402,10 @@ pub fn render_sheet(
     }
     let (cw, ch) = (cell.width as usize, cell.height as usize);
     let mut pixels = vec![0u8; cw * ch * 4];
-    for (r, (row, skinned)) in rows.iter().zip(&cells).enumerate() {
-        for (c, (sc, s)) in row.cells.iter().zip(skinned).enumerate() {
-            draw(model, &sc.poses, s, textures, cell, &camera, &mut pixels);
+    for (r, row) in rows.iter().enumerate() {
+        for (c, sc) in row.cells.iter().enumerate() {
+            let s = skin(model, &sc.poses)?;
+            draw(model, &sc.poses, &s, textures, cell, &camera, &mut pixels);
             let mut image = Image {
                 width: cell.width,
                 height: cell.height,
