@@ -44,8 +44,10 @@ pub(crate) fn read_binary(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
 /// Reads a DMF JSON file.
 pub(crate) fn read_json(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
-    let (root, unknown) = json::parse(data, ck)?;
-    let (doc, places) = json::read(&root, unknown, ck)?;
+    // The document is streamed into the structures the model is built from; what is left of
+    // its tree (the few members that are not lists) is dropped before the model is built.
+    let (root, streamed) = json::parse(data, ck)?;
+    let (doc, places) = json::read(root, streamed, data, ck)?;
     build::build(&doc, &places, ck, crate::format::Format::DmfJson)
 }
 
@@ -231,6 +233,43 @@ pub(crate) enum TrackField {
 /// its byte offset (binary) or line (JSON).
 pub(crate) trait Locate {
     fn place(&self, e: Error, table: Table, index: usize, field: Field) -> Error;
+
+    /// Heap the places hold while the model is built.
+    fn held(&self) -> u64 {
+        0
+    }
+}
+
+impl Doc<'_> {
+    /// Heap the document holds, its images aside (the model's estimate counts them).
+    pub fn heap_bytes(&self) -> u64 {
+        fn cap<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+        }
+        let names = self
+            .textures
+            .iter()
+            .map(|t| t.name.heap_bytes() as u64)
+            .chain(self.materials.iter().map(|m| m.name.heap_bytes() as u64))
+            .chain(self.bones.iter().map(|b| b.name.heap_bytes() as u64))
+            .chain(
+                self.animations
+                    .iter()
+                    .map(|a| (a.name.heap_bytes() as u64).saturating_add(cap(&a.tracks))),
+            );
+        super::total(
+            [
+                cap(&self.textures),
+                cap(&self.materials),
+                cap(&self.vertices),
+                cap(&self.faces),
+                cap(&self.bones),
+                cap(&self.animations),
+            ]
+            .into_iter()
+            .chain(names),
+        )
+    }
 }
 
 impl DMaterial {
@@ -414,8 +453,8 @@ mod tests {
           "materials": [{"id": 0, "name": "m", "texture": -1}],
           "animations": [{"id": 0, "name": "wave", "fps": 10, "duration": 0.1, "tracks": []}]}"#;
         let mut ck = Checker::new(&LoadOptions::default(), false, text.len());
-        let (root, unknown) = json::parse(text, &mut ck).unwrap();
-        let (doc, _) = json::read(&root, unknown, &mut ck).unwrap();
+        let (root, streamed) = json::parse(text, &mut ck).unwrap();
+        let (doc, _) = json::read(root, streamed, text, &mut ck).unwrap();
         assert_eq!(doc.animations.len(), 1);
         let bytes = binary::write(&doc).unwrap();
         let options = LoadOptions {
