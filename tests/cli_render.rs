@@ -357,3 +357,59 @@ fn a_sheet_of_many_cells_skins_one_cell_at_a_time() {
     // 12,800 x 24, about 60 MB).
     assert!(sheet < one + (16 << 20), "{sheet} against {one}");
 }
+
+/// Meshes that share one image share its decoded pixels: twenty meshes drawn with one 2048²
+/// PNG hold it once, not twenty times (forty meshes on a 4096² image once took 2.6 GB).
+#[cfg(feature = "gltf")]
+#[test]
+fn meshes_sharing_an_image_share_its_pixels() {
+    let dir = TempDir::new("cli-render", "shared-texture");
+    let side = 2048;
+    let image = image::RgbaImage::from_fn(side, side, |x, y| {
+        image::Rgba([(x % 256) as u8, (y % 256) as u8, 128, 255])
+    });
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    dir.write("skin.png", &png);
+
+    let mut parts = ossa::ModelParts::new(ossa::Format::Dpm);
+    parts.bones.push(ossa::Bone {
+        name: "root".into(),
+        parent: -1,
+        flags: 0,
+    });
+    parts.frames.push(ossa::Frame::named("rest"));
+    parts.poses = vec![ossa::Mat3x4::IDENTITY].into();
+    parts.meshes = (0..20)
+        .map(|m| ossa::MeshParts {
+            shader: "skin".into(),
+            influence_start: vec![0, 1, 2, 3],
+            influences: (0..3)
+                .map(|i| ossa::Influence {
+                    origin: [m as f32 + i as f32, (i % 2) as f32, 0.0],
+                    weight: 1.0,
+                    normal: [0.0, 0.0, 1.0],
+                    bone: 0,
+                })
+                .collect(),
+            indices: vec![0, 1, 2],
+            texcoords: Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+            ..ossa::MeshParts::default()
+        })
+        .collect();
+    let model = ossa::Model::from_parts(parts).unwrap();
+    dir.write("many.dpm", ossa::dpm::write(&model).unwrap());
+    let out = dir.path("out.txt");
+    let (code, peak) = ossa_peak(&dir.0, &["render", "many.dpm", "-o", "x.png"], &out);
+    let said = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("20 meshes, 20 triangles, 20 textured"),
+        "{said}"
+    );
+    eprintln!("peak RSS {peak}: {said}");
+    // One decoded copy is 16 MiB; twenty would be 320 MiB.
+    assert!(peak < 128 << 20, "peak RSS {peak}");
+}

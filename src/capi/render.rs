@@ -91,12 +91,13 @@ pub unsafe extern "C" fn ossa_render_options_init(options: *mut ossa_render_opti
     );
 }
 
-/// The caller's textures, copied and checked: each within the limits, none overlapping `out`.
-fn read_textures(
+/// The caller's textures, checked and borrowed for the call (entries may share one buffer; none
+/// is copied): each within the limits, none overlapping `out`.
+fn read_textures<'a>(
     o: &ossa_render_options,
     mesh_count: usize,
     out: Span,
-) -> Result<Vec<Option<render::Image>>> {
+) -> Result<Vec<Option<render::TextureView<'a>>>> {
     if o.texture_count == 0 {
         return Ok(Vec::new());
     }
@@ -137,12 +138,13 @@ fn read_textures(
         let bytes = (pixels * 4) as usize;
         disjoint(Span::of(t.rgba, bytes, "a texture's rgba"), out)
             .map_err(|e| e.within(format!("options->textures[{k}]")))?;
-        // SAFETY: the caller promised width * height * 4 readable bytes at non-null `rgba`.
+        // SAFETY: the caller promised width * height * 4 readable bytes at non-null `rgba`, left
+        // unchanged for the call, which is as long as the view lives; `out` does not overlap it.
         let rgba = unsafe { std::slice::from_raw_parts(t.rgba, bytes) };
-        images.push(Some(render::Image {
+        images.push(Some(render::TextureView {
             width: t.width,
             height: t.height,
-            rgba: rgba.to_vec(),
+            rgba,
         }));
     }
     Ok(images)

@@ -36,6 +36,45 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
+impl Image {
+    /// The image as a mesh's texture.
+    pub fn texture(&self) -> TextureView<'_> {
+        TextureView {
+            width: self.width,
+            height: self.height,
+            rgba: &self.rgba,
+        }
+    }
+}
+
+/// A mesh's texture: `width * height` RGBA8 pixels, rows top to bottom, borrowed, so that the
+/// meshes that share an image share its pixels (a texture of a size other than its pixels is
+/// not drawn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureView<'a> {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: &'a [u8],
+}
+
+/// Decoded images and which one each mesh is drawn with ([`decode_textures`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MeshTextures {
+    /// Each image once, however many meshes use it; `None` where it did not decode.
+    pub images: Vec<Option<Image>>,
+    /// Per mesh: its image, by index into `images`.
+    pub mesh_images: Vec<Option<usize>>,
+}
+
+impl MeshTextures {
+    /// Per mesh, its texture, as [`render`] takes them.
+    pub fn views(&self) -> Vec<Option<TextureView<'_>>> {
+        (self.mesh_images.iter())
+            .map(|i| self.images.get((*i)?)?.as_ref().map(Image::texture))
+            .collect()
+    }
+}
+
 /// Where the camera looks from (see [`view_angles`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
@@ -221,7 +260,7 @@ fn framing(model: &Model, skinned: &Skinned, poses: &[Mat3x4], options: &RenderO
 pub fn render(
     model: &Model,
     poses: &[Mat3x4],
-    textures: &[Option<Image>],
+    textures: &[Option<TextureView<'_>>],
     options: &RenderOptions,
     out: &mut [u8],
 ) -> Result<()> {
@@ -267,7 +306,7 @@ fn draw(
     model: &Model,
     poses: &[Mat3x4],
     skinned: &Skinned,
-    textures: &[Option<Image>],
+    textures: &[Option<TextureView<'_>>],
     options: &RenderOptions,
     camera: &Camera,
     out: &mut [u8],
@@ -309,7 +348,7 @@ fn draw(
             .map(|t| raster::Texture {
                 width: t.width as usize,
                 height: t.height as usize,
-                rgba: &t.rgba,
+                rgba: t.rgba,
                 flip_v: flips_v(model, i),
             });
         raster::draw_mesh(
@@ -354,7 +393,7 @@ fn flips_v(model: &Model, mesh: usize) -> bool {
 pub fn render_sheet(
     model: &Model,
     rows: &[SheetRow],
-    textures: &[Option<Image>],
+    textures: &[Option<TextureView<'_>>],
     cell: &RenderOptions,
 ) -> Result<Image> {
     check_size(cell.width, cell.height, cell.antialias)?;
@@ -424,16 +463,11 @@ pub fn render_sheet(
     Ok(sheet)
 }
 
-/// Decodes the images [`find_textures`](crate::textures::find_textures) found into per-mesh
-/// RGBA textures (by `mesh_images`); an image that does not decode becomes `None`.
+/// Decodes the images [`find_textures`](crate::textures::find_textures) found, each once, with
+/// the image each mesh is drawn with (by `mesh_images`); an image that does not decode is `None`.
 #[cfg(feature = "gltf")]
-pub fn decode_textures(
-    model: &Model,
-    found: &crate::textures::ModelTextures,
-) -> Vec<Option<Image>> {
-    let decoded: Vec<Option<Image>> = found
-        .images
-        .iter()
+pub fn decode_textures(model: &Model, found: &crate::textures::ModelTextures) -> MeshTextures {
+    let images = (found.images.iter())
         .map(|f| {
             let image =
                 image::load_from_memory_with_format(&f.png, image::ImageFormat::Png).ok()?;
@@ -445,10 +479,11 @@ pub fn decode_textures(
             })
         })
         .collect();
-    (0..model.meshes().len())
-        .map(|m| {
-            let i = found.mesh_images.get(m).copied().flatten()?;
-            decoded.get(i).cloned().flatten()
-        })
-        .collect()
+    let mesh_images = (0..model.meshes().len())
+        .map(|m| found.mesh_images.get(m).copied().flatten())
+        .collect();
+    MeshTextures {
+        images,
+        mesh_images,
+    }
 }

@@ -120,6 +120,8 @@ pub fn corpus(kind: &str) -> Option<PathBuf> {
 
 /// `ossa ARGS` in `dir` with its output into `out`: the exit code and the child's peak resident
 /// memory in bytes (its own, from wait4, not other tests' children).
+// The child is reaped by wait4, which clippy does not know for a wait.
+#[allow(clippy::zombie_processes)]
 pub fn ossa_peak(dir: &Path, args: &[&str], out: &Path) -> (i32, u64) {
     let child = Command::new(env!("CARGO_BIN_EXE_ossa"))
         .args(args)

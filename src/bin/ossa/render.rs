@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use ossa::render::{Image, RenderOptions, SheetCell, SheetRow, View};
+use ossa::render::{Image, MeshTextures, RenderOptions, SheetCell, SheetRow, View};
 use ossa::{FrameBlend, LoadOptions, MAX_BLENDS, Mat3x4, Model};
 
 use crate::cli::RenderArgs;
@@ -315,8 +315,9 @@ fn draw(model: &Model, file: Option<&Path>, settings: &Settings) -> Result<Drawn
     let mut warnings = Vec::new();
     let textures = match file {
         Some(path) if settings.textures => textures_of(model, path, settings, &mut warnings)?,
-        _ => Vec::new(),
+        _ => MeshTextures::default(),
     };
+    let textures = textures.views();
     let textured = textures.iter().filter(|t| t.is_some()).count();
     let look = &settings.look;
     let (image, what) = match &settings.sheet {
@@ -371,7 +372,7 @@ fn textures_of(
     path: &Path,
     settings: &Settings,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Option<Image>>, ossa::Error> {
+) -> Result<MeshTextures, ossa::Error> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -389,8 +390,8 @@ fn textures_of(
     _path: &Path,
     _settings: &Settings,
     _warnings: &mut Vec<String>,
-) -> Result<Vec<Option<Image>>, ossa::Error> {
-    Ok(Vec::new())
+) -> Result<MeshTextures, ossa::Error> {
+    Ok(MeshTextures::default())
 }
 
 /// A scene's index by its name (ASCII case ignored) or its number.
