@@ -495,10 +495,11 @@ fn empty_and_degenerate_models_give_the_background() {
         .unwrap();
     }
     // A textured mesh with a texture of the wrong size is drawn untextured, not refused.
-    let bad = Some(Image {
+    let pixels = [0u8; 3];
+    let bad = Some(render::TextureView {
         width: 4,
         height: 4,
-        rgba: vec![0; 3],
+        rgba: &pixels,
     });
     let m = cube();
     let mut out = vec![0u8; 32 * 32 * 4];
@@ -712,7 +713,7 @@ fn corpus_silhouettes_match_the_projected_bounds() {
             bones: true,
             ..RenderOptions::default()
         };
-        render::render(&m, &poses, &textures, &options, &mut out)
+        render::render(&m, &poses, &textures.views(), &options, &mut out)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     eprintln!(
