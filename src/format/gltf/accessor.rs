@@ -5,16 +5,16 @@
 
 use std::borrow::Cow;
 
-use gltf_json::Root;
 use gltf_json::accessor::{ComponentType, Type};
 use gltf_json::validation::Checked;
 
+use super::doc::Doc;
 use crate::error::{Error, Result, ResultExt};
 use crate::format::{Budget, Checker};
 
 /// The file's buffers, each exactly its `byteLength` long.
 pub(crate) struct Buffers<'a> {
-    pub root: &'a Root,
+    pub root: &'a Doc,
     pub buffers: Vec<Cow<'a, [u8]>>,
     /// Per image: the file beside the model its URI names, where it was read.
     pub images: Vec<Option<Vec<u8>>>,

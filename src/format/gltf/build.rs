@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 
 use glam::Quat;
-use gltf_json::Root;
 use gltf_json::accessor::{ComponentType, Type};
 use gltf_json::animation::{Interpolation as GltfInterpolation, Property};
 use gltf_json::mesh::{Mode, Semantic};
@@ -16,6 +15,7 @@ use gltf_json::validation::Checked;
 
 use super::accessor::{Buffers, Decoded, Want};
 use super::axes::Axes;
+use super::doc::{Doc as Root, Node, Transform};
 use super::read::{data_uri, extras_of, source_frame};
 use super::sample::{Interpolation, Track};
 use crate::error::{Error, Result, ResultExt};
@@ -24,7 +24,7 @@ use crate::format::{Budget, Checker, Format, LoadOptions};
 use crate::math::Mat3x4;
 use crate::model::{
     Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, Frame, Influence, Material, MeshParts,
-    ModelParts, Name, Texture, concat_into,
+    ModelParts, Name, Texture,
 };
 
 /// Frames, the bind pose included, at most: sampling turns a few keys into many frames.
@@ -70,10 +70,58 @@ struct Trs {
 }
 
 impl Trs {
+    const REST: Trs = Trs {
+        t: [0.0; 3],
+        r: [0.0, 0.0, 0.0, 1.0],
+        s: [1.0; 3],
+    };
+
     fn matrix(&self) -> Mat3x4 {
         Mat3x4::from_rotation_translation_scale(unit(self.r), self.t, self.s)
     }
 }
+
+/// A node's local matrix (from its matrix, else its TRS), made again where it is needed rather
+/// than kept for every node.
+fn local_of(node: &Node) -> Mat3x4 {
+    match node.transform.as_deref() {
+        Some(Transform::Matrix(m)) => from_column_major(m),
+        Some(&Transform::Trs { t, r, s }) => Trs { t, r, s }.matrix(),
+        None => Trs::REST.matrix(),
+    }
+}
+
+/// A node's translation, rotation and scale: a matrix's decomposed.
+fn trs_of_node(node: &Node) -> Trs {
+    match node.transform.as_deref() {
+        Some(Transform::Matrix(m)) => {
+            let d = from_column_major(m).decompose();
+            Trs {
+                t: d.translation,
+                r: d.rotation.to_array(),
+                s: d.scale,
+            }
+        }
+        Some(&Transform::Trs { t, r, s }) => Trs { t, r, s },
+        None => Trs::REST,
+    }
+}
+
+/// Heap per node while the nodes are made into bones: parent, breadth-first order, nearest
+/// kept ancestor, bone, folded transform, and flags.
+const NODE_SCRATCH: u64 = (2 * size_of::<Option<u32>>()
+    + size_of::<u32>()
+    + size_of::<Option<u32>>()
+    + size_of::<u32>()
+    + 2) as u64;
+/// Heap per bone: its node, bind pose (world and local), the model's bone, its name's slot in
+/// the table of names taken; then the model's bind and inverse bind, world pose and name index.
+const BONE_COST: u64 = (size_of::<usize>()
+    + 2 * size_of::<Mat3x4>()
+    + size_of::<Bone>()
+    + 32
+    + 3 * size_of::<Mat3x4>()
+    + 16) as u64;
 
 fn unit(r: [f32; 4]) -> Quat {
     let q = Quat::from_array(r);
@@ -95,12 +143,16 @@ pub(crate) fn build(
 ) -> Result<ModelParts> {
     let (axes, scale, source) = source_frame(root, ck)?;
     let nn = root.nodes.len();
+    if u32::try_from(nn).is_err() {
+        return Err(Error::limit(format!("{nn} nodes, more than 2^32")));
+    }
+    budget.add(ck, nn as u64, NODE_SCRATCH)?;
 
     // Parents: each node at most one; children that exist.
-    let mut parent: Vec<Option<usize>> = vec![None; nn];
+    let mut parent: Vec<Option<u32>> = vec![None; nn];
     for (p, node) in root.nodes.iter().enumerate() {
-        for c in node.children.iter().flatten() {
-            let c = c.value();
+        for &c in node.children() {
+            let c = c as usize;
             let slot = parent.get_mut(c).ok_or_else(|| {
                 Error::malformed(format!(
                     "node {p}: child {c} does not exist (the file has {nn} nodes)"
@@ -111,23 +163,22 @@ pub(crate) fn build(
                     "node {c} has two parents, node {q} and node {p}"
                 )));
             }
-            *slot = Some(p);
+            *slot = Some(p as u32);
         }
     }
     // Parents before children, breadth first from the roots; a node never reached lies on or
     // under a cycle.
-    let mut order: Vec<usize> = (0..nn).filter(|&i| parent[i].is_none()).collect();
+    let mut order: Vec<u32> = Vec::with_capacity(nn);
+    order.extend((0..nn as u32).filter(|&i| parent[i as usize].is_none()));
     let mut k = 0;
     while let Some(&n) = order.get(k) {
         k += 1;
-        if let Some(children) = &root.nodes[n].children {
-            order.extend(children.iter().map(|c| c.value()));
-        }
+        order.extend_from_slice(root.nodes[n as usize].children());
     }
     if order.len() < nn {
         let mut seen = vec![false; nn];
         for &n in &order {
-            seen[n] = true;
+            seen[n as usize] = true;
         }
         let first = seen.iter().position(|s| !s).unwrap_or(0);
         return Err(Error::malformed(format!(
@@ -135,36 +186,13 @@ pub(crate) fn build(
         )));
     }
 
-    // Local transforms.
-    let mut local = Vec::with_capacity(nn);
-    let mut trs = Vec::with_capacity(nn);
+    // Local transforms, checked here and made again where they are used.
     for (i, node) in root.nodes.iter().enumerate() {
-        let t = Trs {
-            t: node.translation.unwrap_or([0.0; 3]),
-            r: node.rotation.map_or([0.0, 0.0, 0.0, 1.0], |r| r.0),
-            s: node.scale.unwrap_or([1.0; 3]),
-        };
-        let m = match &node.matrix {
-            Some(m) => from_column_major(m),
-            None => t.matrix(),
-        };
-        if !m.is_finite() {
+        if node.transform.is_some() && !local_of(node).is_finite() {
             return Err(Error::malformed(format!(
                 "node {i}: its transform holds a NaN or infinity"
             )));
         }
-        trs.push(match &node.matrix {
-            Some(_) => {
-                let d = m.decompose();
-                Trs {
-                    t: d.translation,
-                    r: d.rotation.to_array(),
-                    s: d.scale,
-                }
-            }
-            None => t,
-        });
-        local.push(m);
     }
 
     // Scene roots.
@@ -190,7 +218,7 @@ pub(crate) fn build(
                         "scene {s}: node {r} does not exist"
                     )));
                 }
-                Some(Some(p)) => {
+                Some(&Some(p)) => {
                     return Err(Error::malformed(format!(
                         "scene {s}: node {r} is a child of node {p}, not a root"
                     )));
@@ -201,7 +229,7 @@ pub(crate) fn build(
         while let Some(n) = stack.pop() {
             if !in_scene[n] {
                 in_scene[n] = true;
-                stack.extend(root.nodes[n].children.iter().flatten().map(|c| c.value()));
+                stack.extend(root.nodes[n].children().iter().map(|&c| c as usize));
             }
         }
     }
@@ -209,9 +237,8 @@ pub(crate) fn build(
     // Which nodes become bones: joints, meshes without a skin, and animated nodes. The nodes
     // between them never move, and are folded into their children's poses.
     let mut keep = vec![false; nn];
-    let mut ibm: Vec<Option<Mat3x4>> = vec![None; nn];
-    let mut ibm_from: Vec<usize> = vec![0; nn];
-    let mut is_joint = vec![false; nn];
+    // Per joint node: its inverse bind matrix and the first skin that gives it.
+    let mut ibm: HashMap<usize, (Mat3x4, usize)> = HashMap::new();
     let mut skin_ibms: Vec<Vec<Mat3x4>> = Vec::with_capacity(root.skins.len());
     for (s, skin) in root.skins.iter().enumerate() {
         let matrices = match skin.inverse_bind_matrices {
@@ -249,20 +276,17 @@ pub(crate) fn build(
                 )));
             }
             keep[n] = true;
-            is_joint[n] = true;
             let m = matrices[j];
-            match ibm[n] {
-                Some(prev) if !close(&prev, &m) => {
+            match ibm.get(&n) {
+                Some(&(prev, from)) if !close(&prev, &m) => {
                     return Err(Error::unsupported(format!(
-                        "skins {} and {s} give joint node {n} different inverse bind matrices: \
-                         one skeleton cannot skin both exactly",
-                        ibm_from[n]
+                        "skins {from} and {s} give joint node {n} different inverse bind \
+                         matrices: one skeleton cannot skin both exactly"
                     )));
                 }
                 Some(_) => {}
                 None => {
-                    ibm[n] = Some(m);
-                    ibm_from[n] = s;
+                    ibm.insert(n, (m, s));
                 }
             }
         }
@@ -303,60 +327,74 @@ pub(crate) fn build(
 
     // Bones in breadth-first order; each node's nearest kept ancestor and the fixed transform of
     // the folded nodes between.
+    // The folded transform is kept once per node under a folded node (`prefixes`, the first
+    // the identity); a node names its own by index.
     let mut bone_of = vec![None::<u32>; nn];
-    let mut kept_parent = vec![None::<usize>; nn];
-    let mut prefix = vec![Mat3x4::IDENTITY; nn];
+    let mut kept_parent = vec![None::<u32>; nn];
+    let mut prefix = vec![0u32; nn];
+    let mut prefixes = vec![Mat3x4::IDENTITY];
     for &n in &order {
+        let n = n as usize;
         if let Some(p) = parent[n] {
+            let p = p as usize;
             if keep[p] {
-                kept_parent[n] = Some(p);
+                kept_parent[n] = Some(p as u32);
             } else {
                 kept_parent[n] = kept_parent[p];
-                prefix[n] = prefix[p].mul(&local[p]);
+                let folded = prefixes[prefix[p] as usize].mul(&local_of(&root.nodes[p]));
+                budget.add(ck, 1, size_of::<Mat3x4>() as u64 * 2)?;
+                prefix[n] = u32::try_from(prefixes.len())
+                    .map_err(|_| Error::limit("more than 2^32 folded nodes"))?;
+                prefixes.push(folded);
             }
-        } else {
-            prefix[n] = Mat3x4::IDENTITY;
         }
     }
     // Bones in the nodes' own order where it has parents first (as an ossa export writes
     // them), else breadth first.
-    let in_index_order = (0..nn).all(|n| kept_parent[n].is_none_or(|p| p < n));
+    let in_index_order = (0..nn).all(|n| kept_parent[n].is_none_or(|p| (p as usize) < n));
     let bone_nodes: Vec<usize> = if in_index_order {
         (0..nn).filter(|&n| keep[n]).collect()
     } else {
-        order.iter().copied().filter(|&n| keep[n]).collect()
+        order
+            .iter()
+            .map(|&n| n as usize)
+            .filter(|&n| keep[n])
+            .collect()
     };
+    // Mesh nodes in the scene, parents first; the rest of the order and the parents are done.
+    let mesh_nodes: Vec<usize> = order
+        .iter()
+        .map(|&n| n as usize)
+        .filter(|&n| root.nodes[n].mesh.is_some() && in_scene[n])
+        .collect();
+    drop(order);
+    drop(parent);
+    budget.add(ck, bone_nodes.len() as u64, BONE_COST)?;
     for (b, &n) in bone_nodes.iter().enumerate() {
         bone_of[n] = Some(b as u32);
     }
     let mut bones = Vec::with_capacity(bone_nodes.len() + 1);
-    let mut taken: HashMap<String, u32> = HashMap::new();
+    let mut taken: HashMap<&str, u32> = HashMap::new();
     let mut unnamed = 0usize;
     let mut renamed = 0usize;
     for &n in &bone_nodes {
         let node = &root.nodes[n];
-        let extras = extras_of(&node.extras);
-        let own = extras
-            .as_ref()
-            .and_then(|e| e.get("name"))
-            .and_then(|v| v.as_str())
-            .map(str::to_owned);
+        let extras = node.extras.as_deref();
+        let own = extras.and_then(|e| e.name.as_deref()).map(str::to_owned);
         let flags = extras
-            .as_ref()
-            .and_then(|e| e.get("flags"))
-            .and_then(|v| v.as_u64())
+            .and_then(|e| e.flags)
             .map_or(0, |f| f as u32 & (BONE_ATTACHMENT | BONE_SYNTHETIC));
-        let name = match (own, &node.name) {
+        let name = match (own, node.name.as_deref()) {
             // The export's record of the model's own name, which may repeat.
             (Some(own), _) => own,
             (None, Some(name)) if !name.is_empty() => {
-                let count = taken.entry(name.clone()).or_insert(0);
+                let count = taken.entry(name).or_insert(0);
                 *count += 1;
                 if *count > 1 {
                     renamed += 1;
                     format!("{name}~{count}")
                 } else {
-                    name.clone()
+                    name.to_owned()
                 }
             }
             _ => {
@@ -367,7 +405,7 @@ pub(crate) fn build(
         bones.push(Bone {
             name: Name::from(name.as_str()),
             parent: kept_parent[n]
-                .and_then(|p| bone_of[p])
+                .and_then(|p| bone_of[p as usize])
                 .map_or(-1, |b| b as i32),
             flags,
         });
@@ -390,14 +428,15 @@ pub(crate) fn build(
     let mut frame0 = Vec::with_capacity(nb);
     let mut collapsed = 0usize;
     for (b, &n) in bone_nodes.iter().enumerate() {
-        let rel = prefix[n].mul(&local[n]);
+        let rel = prefixes[prefix[n] as usize].mul(&local_of(&root.nodes[n]));
         let parent_world = kept_parent[n]
-            .and_then(|p| bone_of[p])
+            .and_then(|p| bone_of[p as usize])
             .map(|p| bind_world[p as usize]);
         // A joint whose inverse bind cannot be inverted (a bone collapsed to a point, which an
         // ossa export writes as a zero matrix) takes its node's rest pose as its bind pose.
-        let bind = ibm[n].filter(|_| is_joint[n]).and_then(|m| m.inverse());
-        if is_joint[n] && bind.is_none() {
+        let joint = ibm.get(&n);
+        let bind = joint.and_then(|(m, _)| m.inverse());
+        if joint.is_some() && bind.is_none() {
             collapsed += 1;
         }
         let (world, local0) = match bind {
@@ -427,6 +466,9 @@ pub(crate) fn build(
         bind_world[b] = world;
         frame0.push(local0);
     }
+    drop(bind_world);
+    drop(kept_parent);
+    drop(ibm);
 
     if collapsed > 0 {
         ck.tolerate(Error::malformed(format!(
@@ -449,9 +491,9 @@ pub(crate) fn build(
     let mut materials = Materials::default();
     let mut needs_root = false;
     let mut skipped_modes = 0usize;
-    for &n in &order {
+    for &n in &mesh_nodes {
         let node = &root.nodes[n];
-        let Some(m) = node.mesh.map(|m| m.value()).filter(|_| in_scene[n]) else {
+        let Some(m) = node.mesh.map(|m| m as usize) else {
             continue;
         };
         let mesh = root
@@ -460,7 +502,7 @@ pub(crate) fn build(
             .ok_or_else(|| Error::malformed(format!("node {n}: mesh {m} does not exist")))?;
         let skin = match node.skin {
             Some(s) => {
-                let s = s.value();
+                let s = s as usize;
                 Some((
                     s,
                     root.skins.get(s).ok_or_else(|| {
@@ -751,10 +793,21 @@ pub(crate) fn build(
         )));
     }
     let mut frames = vec![Frame::named("bind")];
-    let mut poses = frame0.clone();
+    let mut poses = frame0;
     if root_bone.is_some() {
+        poses.reserve_exact(1);
         poses.push(Mat3x4::IDENTITY);
     }
+    // The bones' rest TRS, which animation channels override.
+    let bone_trs: Vec<Trs> = if root.animations.is_empty() {
+        Vec::new()
+    } else {
+        budget.add(ck, nb as u64, 2 * size_of::<Trs>() as u64)?;
+        bone_nodes
+            .iter()
+            .map(|&n| trs_of_node(&root.nodes[n]))
+            .collect()
+    };
     let mut skipped_weights = 0usize;
     let mut skipped_nodes = 0usize;
     for (a, anim) in root.animations.iter().enumerate() {
@@ -893,16 +946,15 @@ pub(crate) fn build(
             .name
             .clone()
             .unwrap_or_else(|| format!("animation {a}"));
-        let mut pose = trs_of(&bone_nodes, &trs);
+        poses.reserve_exact((count as usize).saturating_mul(nbones));
+        let mut pose = bone_trs.clone();
         for i in 0..count {
             let t = if i + 1 == count {
                 duration
             } else {
                 (i as f64 / f64::from(fps)) as f32
             };
-            for (b, &n) in bone_nodes.iter().enumerate() {
-                pose[b] = trs[n];
-            }
+            pose.copy_from_slice(&bone_trs);
             for c in &channels {
                 let track = Track {
                     times: &c.times,
@@ -919,7 +971,7 @@ pub(crate) fn build(
                 }
             }
             for (b, &n) in bone_nodes.iter().enumerate() {
-                poses.push(prefix[n].mul(&pose[b].matrix()));
+                poses.push(prefixes[prefix[n] as usize].mul(&pose[b].matrix()));
             }
             if root_bone.is_some() {
                 poses.push(Mat3x4::IDENTITY);
@@ -957,13 +1009,6 @@ pub(crate) fn build(
             *p = conj(p);
         }
     }
-    let mut bind = vec![Mat3x4::IDENTITY; nbones];
-    concat_into(
-        &parts.bones,
-        poses.get(..nbones).unwrap_or(&[]),
-        None,
-        &mut bind,
-    );
     for pm in pending {
         let Pending {
             mut mesh,
@@ -1014,7 +1059,6 @@ pub(crate) fn build(
         }
         parts.meshes.push(mesh);
     }
-    let _ = bind;
     if nbones == 0 {
         // Frames pose bones: a model without bones has none, and its animations move nothing.
         if !parts.animations.is_empty() {
@@ -1040,10 +1084,6 @@ pub(crate) fn build(
         ));
     }
     Ok(parts)
-}
-
-fn trs_of(bone_nodes: &[usize], trs: &[Trs]) -> Vec<Trs> {
-    bone_nodes.iter().map(|&n| trs[n]).collect()
 }
 
 fn unit3(v: [f32; 3]) -> [f32; 3] {

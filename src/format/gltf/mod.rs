@@ -10,6 +10,7 @@
 mod accessor;
 pub mod axes;
 mod build;
+mod doc;
 mod exact;
 mod read;
 mod sample;

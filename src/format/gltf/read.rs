@@ -8,10 +8,10 @@ use std::borrow::Cow;
 
 use base64::Engine;
 use byteorder::LittleEndian;
-use gltf_json::Root;
 
 use super::accessor::Buffers;
 use super::axes::Axes;
+use super::doc::{Doc, measure};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result, ResultExt};
 use crate::format::{Budget, Checker, Format, LoadOptions, ceiling};
@@ -140,7 +140,7 @@ pub(crate) fn data_uri(uri: &str, ck: &Checker, budget: &mut Budget) -> Result<V
 }
 
 /// The source's frame: the axes and scale an ossa export wrote (`asset.extras`), else glTF's.
-pub(crate) fn source_frame(root: &Root, ck: &mut Checker) -> Result<(Axes, f32, Option<Format>)> {
+pub(crate) fn source_frame(root: &Doc, ck: &mut Checker) -> Result<(Axes, f32, Option<Format>)> {
     let Some(raw) = &root.asset.extras else {
         return Ok((Axes::IDENTITY, 1.0, None));
     };
@@ -196,9 +196,13 @@ pub(crate) fn read(
         (data, None)
     };
     let mut budget = Budget::default();
-    // serde's tree of the document takes a few times its text.
-    budget.add(ck, json.len() as u64, 8)?;
-    let root: Root = serde_json::from_slice(json).map_err(|e| {
+    // serde's tree cannot be charged as it grows: the document is counted first, and what its
+    // tree can hold at the most is charged before it is parsed.
+    let counted = measure(json)?;
+    let tree = counted.tree_bytes();
+    ck.reserve(tree, &counted.describe())?;
+    budget.add(ck, tree, 1)?;
+    let root: Doc = serde_json::from_slice(json).map_err(|e| {
         let msg = format!("JSON: {e}");
         if e.is_eof() {
             Error::truncated(msg)

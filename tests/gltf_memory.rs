@@ -1,0 +1,189 @@
+//! What loading glTF holds at its peak, against the file's size and the caller's limit: the
+//! issue 33 cases of a 200,000-node parent chain and of 500,000 small nodes. Debug builds are
+//! slow: there the cases are a tenth of the issue's size (20,000 and 50,000 nodes), in release
+//! the whole.
+
+#[allow(dead_code)]
+mod counting_alloc;
+
+use counting_alloc::peak_of;
+use ossa::{ErrorCode, Format, LoadOptions, Model};
+
+#[global_allocator]
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
+
+fn size(release: usize) -> usize {
+    if cfg!(debug_assertions) {
+        release / 10
+    } else {
+        release
+    }
+}
+
+/// A skeleton of `n` nodes, each the only child of the one before: `{"children":[i+1]}`.
+fn chain(n: usize) -> String {
+    let mut text =
+        String::from(r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":["#);
+    for i in 0..n {
+        if i > 0 {
+            text.push(',');
+        }
+        if i + 1 < n {
+            text.push_str(&format!(r#"{{"children":[{}]}}"#, i + 1));
+        } else {
+            text.push_str("{}");
+        }
+    }
+    text.push_str("]}");
+    text
+}
+
+/// A skeleton of `n` small root nodes, each named and placed.
+fn small_nodes(n: usize) -> String {
+    let mut text = String::from(r#"{"asset":{"version":"2.0"},"nodes":["#);
+    for i in 0..n {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"name":"n{i}","translation":[{},0,1]}}"#,
+            i % 10
+        ));
+    }
+    text.push_str("]}");
+    text
+}
+
+fn options(max_bytes: u64) -> LoadOptions<'static> {
+    LoadOptions {
+        format: Format::Gltf,
+        max_bytes,
+        ..LoadOptions::default()
+    }
+}
+
+/// Loads `text`, returning the result and the most heap the load held at once.
+fn measure(what: &str, text: &str, max_bytes: u64) -> (ossa::Result<Model>, usize) {
+    let (r, peak) = peak_of(|| Model::load(text.as_bytes(), &options(max_bytes)));
+    eprintln!(
+        "{what}: {} bytes of glTF, max_bytes {max_bytes}: {} at {peak} bytes of heap at most \
+         ({:.1}x the file)",
+        text.len(),
+        match &r {
+            Ok(m) => format!("{} bones", m.bones().len()),
+            Err(e) => format!("{:?}", e.code()),
+        },
+        peak as f64 / text.len() as f64
+    );
+    (r, peak)
+}
+
+fn bound(file: usize) -> usize {
+    12 * file + (16 << 20)
+}
+
+#[test]
+fn a_long_parent_chain_stays_within_the_bound() {
+    let n = size(200_000);
+    let text = chain(n);
+    let (r, peak) = measure("chain", &text, 0);
+    let m = r.unwrap();
+    assert_eq!(m.bones().len(), n);
+    assert!(
+        peak <= bound(text.len()),
+        "{peak} bytes of heap, more than {}",
+        bound(text.len())
+    );
+}
+
+#[test]
+fn many_small_nodes_stay_within_the_bound() {
+    let n = size(500_000);
+    let text = small_nodes(n);
+    let (r, peak) = measure("small nodes", &text, 0);
+    let m = r.unwrap();
+    assert_eq!(m.bones().len(), n);
+    assert!(
+        peak <= bound(text.len()),
+        "{peak} bytes of heap, more than {}",
+        bound(text.len())
+    );
+}
+
+#[test]
+fn a_chain_under_a_64_mb_limit_is_refused_or_fits() {
+    let n = size(200_000);
+    let text = chain(n);
+    let limit = if cfg!(debug_assertions) {
+        64 << 20 >> 3
+    } else {
+        64 << 20
+    };
+    let (r, peak) = measure("chain", &text, limit);
+    if let Err(e) = &r {
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    }
+    assert!(
+        peak as u64 <= limit + limit / 4,
+        "{peak} bytes of heap, more than 1.25x the limit of {limit}"
+    );
+}
+
+/// The bytes a refusal says the load needs.
+fn needed(e: &ossa::Error) -> u64 {
+    let text = e.to_string();
+    let after = text
+        .split(" needs ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_limit_just_below_what_a_file_needs_refuses_it_and_one_at_it_loads() {
+    for (what, text) in [
+        ("chain", chain(size(200_000))),
+        ("small nodes", small_nodes(size(500_000))),
+    ] {
+        // Each refusal names what the load needed up to the check that failed: raising the limit
+        // to it lets the load go further, until it loads.
+        let mut limit = 1u64;
+        let needs = loop {
+            match Model::load(text.as_bytes(), &options(limit)) {
+                Ok(_) => break limit,
+                Err(e) => {
+                    assert_eq!(e.code(), ErrorCode::Limit, "{what}: {e}");
+                    assert!(
+                        e.to_string().contains(&format!("limit of {limit} bytes")),
+                        "{e}"
+                    );
+                    let n = needed(&e);
+                    assert!(n > limit, "{what}: {e}");
+                    limit = n;
+                }
+            }
+        };
+        let (r, peak) = measure(what, &text, needs - 1);
+        assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
+        assert!(
+            peak as u64 <= needs,
+            "{what}: {peak} bytes of heap, above the limit"
+        );
+        let (r, peak) = measure(what, &text, needs);
+        r.unwrap();
+        assert!(
+            peak as u64 <= needs,
+            "{what}: {peak} bytes of heap, more than the limit of {needs}"
+        );
+    }
+}
+
+#[test]
+fn a_refusal_before_parsing_names_what_it_counted() {
+    let text = chain(1000);
+    let e = Model::load(text.as_bytes(), &options(1000)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit);
+    let m = e.to_string();
+    assert!(m.contains("the glTF JSON (3007 values: 1003 objects, 1002 arrays, 1006 strings of 8028 bytes) needs "), "{m}");
+    assert!(m.contains("limit of 1000 bytes"), "{m}");
+}
