@@ -456,7 +456,18 @@ fn xonotic_zombie_written_for_darkplaces_loads_with_framegroups_that_read_back()
         "{}",
         run.stdout
     );
-    assert_eq!(tmp.listing(""), ["zombie.iqm", "zombie.iqm.framegroups"]);
+    // The zombie's four .skin files go with it (tests/cli_convert.rs checks their lines).
+    assert_eq!(
+        tmp.listing(""),
+        [
+            "zombie.iqm",
+            "zombie.iqm.framegroups",
+            "zombie.iqm_0.skin",
+            "zombie.iqm_1.skin",
+            "zombie.iqm_2.skin",
+            "zombie.iqm_3.skin"
+        ]
+    );
     for engine in ["darkplaces", "fte", "xonotic"] {
         let run = ossa(&tmp, &["validate", "--engine", engine, "zombie.iqm"]);
         assert_eq!(run.code, 0, "{engine}: {}", run.stdout);

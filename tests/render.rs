@@ -819,3 +819,31 @@ fn meshes_waiting_for_a_skeleton_are_refused_even_when_empty() {
     assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
     assert!(e.to_string().contains("wait for a skeleton"), "{e}");
 }
+
+/// Drawing costs at most a bounded number of pixel visits: boxes stacked on one place, each
+/// covering most of the picture, draw while they cover it up to 256 times over, and beyond that
+/// the render is refused with `Limit` naming the mesh, instead of taking triangles x pixels.
+/// (100,000 full-picture triangles in a 100 KB file once took a minute to draw.)
+#[test]
+fn a_picture_of_too_many_large_triangles_is_refused_not_drawn_for_minutes() {
+    let stack = |n: usize| {
+        let boxes = (0..n)
+            .map(|_| box_mesh([-0.5; 3], [0.5; 3], 0, None))
+            .collect();
+        model(Format::Dpm, 1, boxes)
+    };
+    let options = front(64);
+    let mut out = vec![0u8; 64 * 64 * 4];
+    let few = stack(10);
+    render::render(&few, few.skeleton().bind_pose(), &[], &options, &mut out).unwrap();
+    let many = stack(400);
+    let e =
+        render::render(&many, many.skeleton().bind_pose(), &[], &options, &mut out).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+    let message = e.to_string();
+    assert!(
+        message.contains("the triangles cover more than 256 times the picture's 4096 pixels")
+            && message.contains("mesh "),
+        "{message}"
+    );
+}

@@ -276,8 +276,7 @@ pub fn render(
     }
     let skinned = skin(model, poses)?;
     let camera = framing(model, &skinned, poses, options);
-    draw(model, poses, &skinned, textures, options, &camera, out);
-    Ok(())
+    draw(model, poses, &skinned, textures, options, &camera, out)
 }
 
 /// The skeleton over everything: a line from each joint to its parent's, a dot on each joint.
@@ -302,6 +301,9 @@ fn draw_bones(model: &Model, poses: &[Mat3x4], camera: &Camera, factor: u32, tar
 }
 
 /// Draws one pose, already skinned and checked, with `camera` into `out` (the camera's size).
+/// `Limit` when the triangles' boxes would cover more pixels than
+/// [`raster::PIXEL_VISITS`] times the picture's: a file of many large triangles costs a bounded
+/// time to draw, not one proportional to triangles times pixels.
 fn draw(
     model: &Model,
     poses: &[Mat3x4],
@@ -310,7 +312,7 @@ fn draw(
     options: &RenderOptions,
     camera: &Camera,
     out: &mut [u8],
-) {
+) -> Result<()> {
     let factor = if options.antialias {
         ANTIALIAS_FACTOR
     } else {
@@ -331,6 +333,9 @@ fn draw(
             0.0
         },
     };
+    let triangles: usize = model.meshes().iter().map(|m| m.triangle_count()).sum();
+    target.budget =
+        (target.budget).saturating_add((triangles as u64).saturating_mul(raster::TRIANGLE_VISITS));
     for (i, mesh) in model.meshes().iter().enumerate() {
         let (Some(positions), Some(normals)) = (skinned.positions.get(i), skinned.normals.get(i))
         else {
@@ -364,6 +369,15 @@ fn draw(
             },
             &shading,
         );
+        if target.over_budget {
+            let pixels = target.width as u64 * target.height as u64;
+            return Err(Error::limit(format!(
+                "mesh {i}: the triangles cover more than {} times the picture's {pixels} pixels \
+                 (and {} a triangle); not drawn",
+                raster::PIXEL_VISITS,
+                raster::TRIANGLE_VISITS
+            )));
+        }
     }
     if options.bones {
         draw_bones(model, poses, &camera, factor, &mut target);
@@ -373,6 +387,7 @@ fn draw(
     } else {
         raster::downsample(&target, factor as usize, out);
     }
+    Ok(())
 }
 
 /// DMF textures marked `flip_y` have v running up the image; every other format's run down.
@@ -444,7 +459,7 @@ pub fn render_sheet(
     for (r, row) in rows.iter().enumerate() {
         for (c, sc) in row.cells.iter().enumerate() {
             let s = skin(model, &sc.poses)?;
-            draw(model, &sc.poses, &s, textures, cell, &camera, &mut pixels);
+            draw(model, &sc.poses, &s, textures, cell, &camera, &mut pixels)?;
             let mut image = Image {
                 width: cell.width,
                 height: cell.height,

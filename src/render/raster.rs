@@ -30,7 +30,18 @@ pub struct Target {
     pub height: usize,
     pub rgba: Vec<u8>,
     pub depth: Vec<f32>,
+    /// Pixels the triangles' boxes may still cover: a picture costs at most this much, however
+    /// many triangles a file gives and however large they are.
+    pub budget: u64,
+    /// A triangle found the budget spent: it and the rest were not drawn.
+    pub over_budget: bool,
 }
+
+/// How many times each pixel of a picture the triangles' boxes may cover in all: real models
+/// cover their pixels a few times over.
+pub const PIXEL_VISITS: u64 = 256;
+/// And pixels each triangle may cover besides, so that a small picture of a dense model draws.
+pub const TRIANGLE_VISITS: u64 = 64;
 
 impl Target {
     pub fn new(width: usize, height: usize, background: [u8; 4]) -> Target {
@@ -44,6 +55,8 @@ impl Target {
             height,
             rgba,
             depth: vec![f32::NEG_INFINITY; n],
+            budget: (n as u64).saturating_mul(PIXEL_VISITS),
+            over_budget: false,
         }
     }
 
@@ -185,6 +198,12 @@ fn fill(
     if x0 > x1 || y0 > y1 {
         return;
     }
+    let cost = ((x1 - x0 + 1) as u64).saturating_mul((y1 - y0 + 1) as u64);
+    if target.over_budget || cost > target.budget {
+        target.over_budget = true;
+        return;
+    }
+    target.budget -= cost;
     // Edge k is the one opposite vertex k; its weight is vertex k's barycentric coordinate.
     let edges = [(s[1], s[2]), (s[2], s[0]), (s[0], s[1])];
     let bias = edges.map(|(a, b)| if top_left(a, b) { 0 } else { -1 });
