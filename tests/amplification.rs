@@ -8,11 +8,9 @@
 #[allow(dead_code)]
 #[path = "../fuzz/src/check.rs"]
 mod check;
-#[allow(dead_code)]
 mod common;
 #[allow(dead_code)]
 mod counting_alloc;
-#[allow(dead_code)]
 #[path = "../fuzz/src/samples.rs"]
 mod samples;
 
