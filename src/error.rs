@@ -194,6 +194,30 @@ impl Error {
         }
     }
 
+    /// The same error again, for a failure reported in more than one place (a file named by
+    /// several buffers); an I/O error's source keeps its kind and text.
+    pub(crate) fn duplicate(&self) -> Error {
+        let d = self.detail().clone();
+        match self {
+            Error::NullArgument(_) => Error::NullArgument(d),
+            Error::InvalidArgument(_) => Error::InvalidArgument(d),
+            Error::UnknownFormat(_) => Error::UnknownFormat(d),
+            Error::Truncated(_) => Error::Truncated(d),
+            Error::Malformed(_) => Error::Malformed(d),
+            Error::Unsupported(_) => Error::Unsupported(d),
+            Error::Limit(_) => Error::Limit(d),
+            Error::Io(_, source) => Error::Io(
+                d,
+                source
+                    .as_ref()
+                    .map(|e| std::io::Error::new(e.kind(), e.to_string())),
+            ),
+            Error::NotFound(_) => Error::NotFound(d),
+            Error::Mismatch(_) => Error::Mismatch(d),
+            Error::OutOfMemory(_) => Error::OutOfMemory(d),
+        }
+    }
+
     /// The problem sits at this byte of the file.
     pub fn at(mut self, offset: u64) -> Error {
         self.detail_mut().offset = Some(offset);

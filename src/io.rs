@@ -36,6 +36,16 @@ pub trait FileSystem {
         Ok(data)
     }
 
+    /// At least the first `len` bytes of the file (all of it when it is shorter), for a reader
+    /// that needs no more of it (a glTF buffer is its `byteLength`); the rest may be left
+    /// unread. Past `max_bytes` read it is [`Error::Limit`], as for
+    /// [`FileSystem::read_at_most`]. The provided version is `read_at_most`, the whole file;
+    /// an implementation that can read part of a file should.
+    fn read_prefix(&self, path: &str, len: u64, max_bytes: u64) -> Result<FileData<'_>> {
+        let _ = len;
+        self.read_at_most(path, max_bytes)
+    }
+
     /// The path of a file named as `path` is, ignoring ASCII case in every component, as
     /// Windows (where The Sims ran, and whose files name each other so) would open it; None
     /// when there is none, or the filesystem cannot tell (the provided version). ossa asks only
@@ -299,6 +309,20 @@ impl FileSystem for DirFileSystem {
     fn read_at_most(&self, path: &str, max_bytes: u64) -> Result<FileData<'_>> {
         let path = contained(path)?;
         Ok(Box::new(self.read_path(Path::new(path), max_bytes)?))
+    }
+
+    fn read_prefix(&self, path: &str, len: u64, max_bytes: u64) -> Result<FileData<'_>> {
+        let path = Path::new(contained(path)?);
+        let file = self.open(path)?;
+        let shown = self.root.join(path);
+        let size = file.metadata().map_err(|e| os_error(&shown, e))?.len();
+        let want = size.min(len);
+        within_limit(&shown.to_string_lossy(), want, max_bytes)?;
+        let mut data = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
+        file.take(want)
+            .read_to_end(&mut data)
+            .map_err(|e| os_error(&shown, e))?;
+        Ok(Box::new(data))
     }
 
     /// Each component of `path` as the directory spells it: the exact name when there is one,

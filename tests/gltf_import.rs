@@ -510,6 +510,48 @@ fn sample_fps_sets_the_rate_and_is_checked() {
     assert_eq!(e.code(), ErrorCode::InvalidArgument, "{e}");
 }
 
+/// Issue 37: a scene of 22,000 frames at 10 fps (2,200 s) written to glTF comes back as it
+/// was, though f32 key times that far out are spaced only to their last bits.
+#[test]
+fn a_long_scene_comes_back_at_its_own_rate_and_length() {
+    let rig = ossa::synth::TubeRig {
+        frames: 22_000,
+        ..Default::default()
+    };
+    let model = rig.build().unwrap();
+    let scene = &model.animations()[0];
+    assert_eq!(
+        (scene.frame_count, scene.fps, scene.looping),
+        (22_000, 10.0, true)
+    );
+    let bytes = model.save(Format::Glb).unwrap();
+    let back = Model::load(&bytes, &LoadOptions::default()).unwrap();
+    let s = &back.animations()[0];
+    assert_eq!(
+        (s.name.to_string_lossy(), s.frame_count, s.fps, s.looping),
+        ("wave".to_owned(), 22_000, 10.0, true)
+    );
+    // The last frame is the source's last, not the loop's return to the first.
+    let last =
+        |m: &Model, a: &ossa::model::Animation| skinned(m, a.first_frame + a.frame_count - 1);
+    let off = worst(&last(&model, scene), &last(&back, s));
+    assert!(off < 1e-3, "the last frame is {off} away");
+
+    // Without the export's description, the keys' own rate is still found: their spacing is
+    // compared within what f32 can tell apart at their time.
+    let mut doc = glb_json(&bytes);
+    doc["animations"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("extras");
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let bin = &bytes[20 + json_len + 8..];
+    let bare = Model::load(&glb(&doc, bin), &LoadOptions::default()).unwrap();
+    let s = &bare.animations()[0];
+    // The loop's closing key is a frame of its own there.
+    assert_eq!((s.frame_count, s.fps, s.looping), (22_001, 10.0, false));
+}
+
 #[test]
 fn accessors_past_their_views_and_bad_strides_are_refused() {
     refused(

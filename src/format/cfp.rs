@@ -30,6 +30,7 @@ use byteorder::{ByteOrder, LittleEndian};
 use crate::cursor::field_at;
 use crate::error::{Error, Result};
 use crate::format::cmx::normalised;
+use crate::format::try_vec;
 
 const FULL: u8 = 0xFF;
 const REPEAT: u8 = 0xFE;
@@ -172,7 +173,7 @@ pub fn decode(data: &[u8], count: usize) -> Result<Vec<f32>> {
         .at(pos as u64));
     }
     // Pass two: the values.
-    let mut values = Vec::with_capacity(count);
+    let mut values = try_vec(count, || "the CFP's values".to_owned())?;
     let mut previous = 0.0f64;
     let mut pos = 0usize;
     while values.len() < count {

@@ -379,6 +379,34 @@ pub(crate) fn total(values: impl Iterator<Item = u64>) -> u64 {
     values.fold(0, u64::saturating_add)
 }
 
+/// Room for `len` values, or [`Error::OutOfMemory`] naming `what` where the allocator cannot
+/// give it. For the allocations whose size a file decides and which outgrow it (values a
+/// glTF accessor or a CFP repeat makes from a few bytes, frames sampled from keys): charged to
+/// the caller's limit first, they may still be more than the machine has when that limit is
+/// high, and an allocation that fails must not abort the caller's process.
+pub(crate) fn try_vec<T>(len: usize, what: impl FnOnce() -> String) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        Error::out_of_memory(format!(
+            "{len} values of {} bytes for {} could not be allocated",
+            size_of::<T>(),
+            what()
+        ))
+    })?;
+    Ok(v)
+}
+
+/// [`try_vec`] holding `len` copies of `value`.
+pub(crate) fn try_filled<T: Clone>(
+    len: usize,
+    value: T,
+    what: impl FnOnce() -> String,
+) -> Result<Vec<T>> {
+    let mut v = try_vec(len, what)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// Heap a load will need so far, checked against the caller's limit as it grows (text formats,
 /// whose records are counted as they are read).
 #[derive(Default)]

@@ -20,7 +20,7 @@ use glam::Quat;
 
 use super::{CharacterFile, Skill, local_pose, normalised, run_fits};
 use crate::error::{Error, Result};
-use crate::format::{LoadOptions, cfp};
+use crate::format::{LoadOptions, cfp, try_vec};
 use crate::math::Mat3x4;
 use crate::model::{Animation, AnimationEvent, Bone, Frame, Model, Name};
 use crate::name_index::NameIndex;
@@ -234,7 +234,9 @@ fn sample<V: Borrow<SkillValues>>(
     };
 
     // A capacity only: the sampling budget has bounded frames times bones.
-    let mut poses = Vec::with_capacity(frame_count.saturating_mul(nb));
+    let mut poses = try_vec(frame_count.saturating_mul(nb), || {
+        format!("skill {}: {frame_count} frames of {nb} bones", s.name)
+    })?;
     for i in 0..frame_count {
         let base = poses.len();
         poses.extend_from_slice(&rest);

@@ -10,14 +10,14 @@ use gltf_json::validation::Checked;
 
 use super::doc::Doc;
 use crate::error::{Error, Result, ResultExt};
-use crate::format::{Budget, Checker};
+use crate::format::{Budget, Checker, try_filled, try_vec};
 
 /// The file's buffers, each exactly its `byteLength` long.
 pub(crate) struct Buffers<'a> {
     pub root: &'a Doc,
     pub buffers: Vec<Cow<'a, [u8]>>,
     /// Per image: the file beside the model its URI names, where it was read.
-    pub images: Vec<Option<Vec<u8>>>,
+    pub images: Vec<Option<&'a [u8]>>,
 }
 
 /// One decoded accessor: `count` elements of `width` components each.
@@ -228,7 +228,7 @@ impl<'a> Buffers<'a> {
                         }
                     }
                     budget.add(ck, values_len, std::mem::size_of::<T>() as u64)?;
-                    let mut values = Vec::with_capacity(values_len as usize);
+                    let mut values = try_vec(values_len as usize, || "its elements".to_owned())?;
                     for e in 0..count as usize {
                         // Inside the view: the span of the last element was checked above.
                         let at = (offset as usize).wrapping_add(e.wrapping_mul(stride));
@@ -244,7 +244,9 @@ impl<'a> Buffers<'a> {
                 }
                 None => {
                     budget.add(ck, values_len, std::mem::size_of::<T>() as u64)?;
-                    vec![T::default(); values_len as usize]
+                    try_filled(values_len as usize, T::default(), || {
+                        "its elements".to_owned()
+                    })?
                 }
             };
             if let Some(sparse) = &acc.sparse {

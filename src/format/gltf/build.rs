@@ -20,7 +20,7 @@ use super::read::{data_uri, extras_of, source_frame};
 use super::sample::{Interpolation, Track};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
-use crate::format::{Budget, Checker, Format, LoadOptions};
+use crate::format::{Budget, Checker, Format, LoadOptions, try_vec};
 use crate::math::Mat3x4;
 use crate::model::{
     Animation, BONE_ATTACHMENT, BONE_SYNTHETIC, Bone, Frame, Influence, Material, MeshParts,
@@ -114,6 +114,16 @@ const NODE_SCRATCH: u64 = (2 * size_of::<Option<u32>>()
     + size_of::<Option<u32>>()
     + size_of::<u32>()
     + 2) as u64;
+/// Heap per mesh made of a primitive: the mesh here, in the list that grows to hold it, and in
+/// the model.
+const MESH_COST: u64 = (3 * size_of::<MeshParts>() + 128) as u64;
+/// Heap per vertex besides its decoded accessors: one influence at least and its start, its
+/// normal (made from the faces in f64 where the file has none), texcoord and colour, and what
+/// the model's skinning plan keeps of it.
+const VERTEX_COST: u64 = (size_of::<Influence>() + 4 + 24 + 12 + 8 + 4 + 32) as u64;
+/// The bone of a vertex no joint weighs until the root bone it is bound to is made.
+const ROOTLESS: u32 = u32::MAX;
+
 /// Heap per bone: its node, bind pose (world and local), the model's bone, its name's slot in
 /// the table of names taken; then the model's bind and inverse bind, world pose and name index.
 const BONE_COST: u64 = (size_of::<usize>()
@@ -479,15 +489,13 @@ pub(crate) fn build(
     let mut parts = ModelParts::new(if binary { Format::Glb } else { Format::Gltf });
     parts.bones = bones;
 
-    // Meshes: every primitive of every mesh node in the scene.
-    struct Pending {
-        mesh: MeshParts,
-        positions: Vec<[f32; 3]>,
-        normals: Vec<[f32; 3]>,
-        /// Per vertex: (bone, weight, inverse bind in glTF's frame).
-        weights: Vec<Vec<(u32, f32, Mat3x4)>>,
-    }
-    let mut pending: Vec<Pending> = Vec::new();
+    // Meshes: every primitive of every mesh node in the scene, made into the model's meshes as
+    // they are read (in the source's frame), so that nothing but the decoded accessors is held
+    // beside them. A vertex no joint weighs is bound to a root bone made once all are read.
+    let to_native = axes.inverse_matrix(scale);
+    let rotate = axes.inverse_matrix(1.0);
+    let mirror = axes.determinant() < 0.0;
+    let mut meshes: Vec<MeshParts> = Vec::new();
     let mut materials = Materials::default();
     let mut needs_root = false;
     let mut skipped_modes = 0usize;
@@ -531,6 +539,9 @@ pub(crate) fn build(
                 skipped_modes += 1;
                 continue;
             }
+            // Every primitive of every node that draws it is a mesh of its own: charged before
+            // anything of it is made.
+            budget.add(ck, 1, MESH_COST)?;
             let attr = |sem: Semantic| prim.attributes.get(&Checked::Valid(sem)).map(|a| a.value());
             let pos_a = attr(Semantic::Positions)
                 .ok_or_else(|| Error::malformed(format!("{}: no POSITION", what())))?;
@@ -538,6 +549,7 @@ pub(crate) fn build(
                 .floats(pos_a, want("POSITION", &[Type::Vec3], FLOATS), ck, budget)
                 .within(what)?;
             let nv = pos.count();
+            budget.add(ck, nv as u64, VERTEX_COST)?;
             let same = |d_count: usize, name: &str| -> Result<()> {
                 if d_count != nv {
                     Err(Error::malformed(format!(
@@ -571,10 +583,18 @@ pub(crate) fn build(
                     }
                     d.values
                 }
-                None => (0..nv as u32).collect(),
+                None => {
+                    budget.add(ck, nv as u64, 4)?;
+                    (0..nv as u32).collect()
+                }
             };
             let c = corners.len();
-            let mut indices = Vec::with_capacity(c.saturating_mul(3));
+            let triangles = match mode {
+                Mode::Triangles => c / 3,
+                _ => c.saturating_sub(2),
+            };
+            budget.add(ck, triangles as u64, 12)?;
+            let mut indices = try_vec(triangles.saturating_mul(3), what)?;
             let get = |i: usize| corners.get(i).copied().unwrap_or(0);
             match mode {
                 Mode::Triangles => indices.extend(corners.chunks_exact(3).flatten()),
@@ -593,12 +613,11 @@ pub(crate) fn build(
                     }
                 }
             }
-            let positions: Vec<[f32; 3]> = (0..nv)
-                .map(|v| {
-                    let e = pos.element(v);
-                    [e[0], e[1], e[2]]
-                })
-                .collect();
+            drop(corners);
+            let position = |v: usize| {
+                let e = pos.element(v);
+                [e[0], e[1], e[2]]
+            };
             let normals: Vec<[f32; 3]> = match attr(Semantic::Normals) {
                 Some(a) => {
                     let d = bufs
@@ -617,7 +636,7 @@ pub(crate) fn build(
                         "{}: no NORMAL; normals are made from the faces",
                         what()
                     )))?;
-                    face_normals(&positions, &indices)
+                    face_normals(nv, position, &indices)
                 }
             };
             let texcoords = match attr(Semantic::TexCoords(0)) {
@@ -663,67 +682,113 @@ pub(crate) fn build(
             };
             // Influences: every JOINTS_n/WEIGHTS_n set of a skinned mesh; a mesh node without a
             // skin is its own bone.
-            let mut weights: Vec<Vec<(u32, f32, Mat3x4)>> = vec![Vec::new(); nv];
-            match skin {
-                Some((s, skin)) => {
-                    let mut set = 0u32;
-                    while let (Some(ja), Some(wa)) =
-                        (attr(Semantic::Joints(set)), attr(Semantic::Weights(set)))
+            let mut sets: Vec<(Decoded<u32>, Decoded<f32>)> = Vec::new();
+            if let Some((s, skin)) = skin {
+                let mut set = 0u32;
+                while let (Some(ja), Some(wa)) =
+                    (attr(Semantic::Joints(set)), attr(Semantic::Weights(set)))
+                {
+                    let label = format!("JOINTS_{set}");
+                    let j: Decoded<u32> = bufs
+                        .uints(ja, want(&label, &[Type::Vec4], &UINTS[..2]), ck, budget)
+                        .within(what)?;
+                    let label = format!("WEIGHTS_{set}");
+                    let w = bufs
+                        .floats(wa, want(&label, &[Type::Vec4], UNORMS), ck, budget)
+                        .within(what)?;
+                    same(j.count(), "JOINTS")?;
+                    same(w.count(), "WEIGHTS")?;
+                    if let Some((v, &joint)) = j
+                        .values
+                        .iter()
+                        .enumerate()
+                        .find(|&(_, &joint)| joint as usize >= skin.joints.len())
                     {
-                        let label = format!("JOINTS_{set}");
-                        let j: Decoded<u32> = bufs
-                            .uints(ja, want(&label, &[Type::Vec4], &UINTS[..2]), ck, budget)
-                            .within(what)?;
-                        let label = format!("WEIGHTS_{set}");
-                        let w = bufs
-                            .floats(wa, want(&label, &[Type::Vec4], UNORMS), ck, budget)
-                            .within(what)?;
-                        same(j.count(), "JOINTS")?;
-                        same(w.count(), "WEIGHTS")?;
-                        budget.add(ck, nv as u64 * 4, 64)?;
-                        for (v, slot) in weights.iter_mut().enumerate() {
+                        return Err(Error::malformed(format!(
+                            "{} vertex {}: joint {joint} is past skin {}'s {} joints",
+                            what(),
+                            v / 4,
+                            s,
+                            skin.joints.len()
+                        )));
+                    }
+                    // Each of the set's four slots may become an influence.
+                    budget.add(ck, nv as u64 * 4, size_of::<Influence>() as u64)?;
+                    sets.push((j, w));
+                    set += 1;
+                }
+            }
+            let mut influence_start = try_vec(nv + 1, what)?;
+            influence_start.push(0u32);
+            let mut influences = try_vec(nv, what)?;
+            // Bone-space influence of a point and normal through an inverse bind (glTF skins
+            // `joint world x inverse bind x p`: the bone-space point is exact).
+            let influence = |bone: u32, w: f32, ibm: Option<&Mat3x4>, p, nrm| {
+                let (p, nrm) = match ibm {
+                    Some(ibm) => (ibm.transform_point(p), ibm.transform_vector(nrm)),
+                    None => (p, nrm),
+                };
+                let o = to_native.transform_point(p);
+                let d = unit3(rotate.transform_vector(nrm));
+                Influence {
+                    origin: o.map(|x| x * w),
+                    weight: w,
+                    normal: d.map(|x| x * w),
+                    bone,
+                }
+            };
+            let mut off = 0usize;
+            let mut worst = (0usize, 1.0f32);
+            for v in 0..nv {
+                let (p, nrm) = (position(v), normals[v]);
+                let first = influences.len();
+                match skin {
+                    Some((s, skin)) => {
+                        let mut sum = 0.0f32;
+                        for (j, w) in &sets {
                             for (&joint, &weight) in j.element(v).iter().zip(w.element(v)) {
-                                let node = skin.joints.get(joint as usize).ok_or_else(|| {
-                                    Error::malformed(format!(
-                                        "{} vertex {v}: joint {joint} is past skin {s}'s {} joints",
-                                        what(),
-                                        skin.joints.len()
-                                    ))
-                                })?;
                                 if weight == 0.0 {
                                     continue;
                                 }
-                                let bone = bone_of[node.value()].unwrap_or(0);
-                                slot.push((bone, weight, skin_ibms[s][joint as usize]));
+                                sum += weight;
+                                let node = skin.joints[joint as usize].value();
+                                let bone = bone_of[node].unwrap_or(0);
+                                let ibm = &skin_ibms[s][joint as usize];
+                                let infl = influence(bone, weight, Some(ibm), p, nrm);
+                                if !infl.origin.iter().all(|x| x.is_finite()) {
+                                    return Err(Error::limit(format!(
+                                        "{} vertex {v}: its bone-space position is not a \
+                                         finite float",
+                                        what()
+                                    )));
+                                }
+                                influences.push(infl);
                             }
                         }
-                        set += 1;
+                        if influences.len() == first {
+                            needs_root = true;
+                            influences.push(influence(ROOTLESS, 1.0, None, p, nrm));
+                        } else if (sum - 1.0).abs() > SUM_TOLERATED {
+                            ck.problem(Error::malformed(format!(
+                                "{} vertex {v}: weights sum to {sum} (must be 1 within \
+                                 {SUM_TOLERATED})",
+                                what()
+                            )))?;
+                        } else if (sum - 1.0).abs() > SUM_EXACT {
+                            off += 1;
+                            if (sum - 1.0).abs() > (worst.1 - 1.0).abs() {
+                                worst = (v, sum);
+                            }
+                        }
+                    }
+                    None => {
+                        let bone = bone_of[n].unwrap_or(0);
+                        influences.push(influence(bone, 1.0, None, p, nrm));
                     }
                 }
-                None => {
-                    let bone = bone_of[n].unwrap_or(0);
-                    for slot in weights.iter_mut() {
-                        slot.push((bone, 1.0, Mat3x4::IDENTITY));
-                    }
-                }
-            }
-            let mut off = 0usize;
-            let mut worst = (0usize, 1.0f32);
-            for (v, slot) in weights.iter().enumerate() {
-                let sum: f32 = slot.iter().map(|x| x.1).sum();
-                if slot.is_empty() {
-                    needs_root = true;
-                } else if (sum - 1.0).abs() > SUM_TOLERATED {
-                    ck.problem(Error::malformed(format!(
-                        "{} vertex {v}: weights sum to {sum} (must be 1 within {SUM_TOLERATED})",
-                        what()
-                    )))?;
-                } else if (sum - 1.0).abs() > SUM_EXACT {
-                    off += 1;
-                    if (sum - 1.0).abs() > (worst.1 - 1.0).abs() {
-                        worst = (v, sum);
-                    }
-                }
+                let end = u32::try_from(influences.len())
+                    .map_err(|_| Error::limit("a mesh has more than 2^32 influences"))?;
+                influence_start.push(end);
             }
             if off > 0 {
                 ck.tolerate(Error::malformed(format!(
@@ -733,6 +798,11 @@ pub(crate) fn build(
                     worst.0,
                     worst.1
                 )))?;
+            }
+            if mirror {
+                for t in indices.chunks_exact_mut(3) {
+                    t.swap(1, 2);
+                }
             }
             let material = match prim.material {
                 Some(i) => Some(
@@ -747,26 +817,23 @@ pub(crate) fn build(
                 .and_then(|i| root.materials.get(i.value()))
                 .and_then(|mat| mat.name.clone())
                 .unwrap_or_default();
-            pending.push(Pending {
-                mesh: MeshParts {
-                    name: Name::from(
-                        if mesh.primitives.len() == 1 {
-                            mesh_name.clone()
-                        } else {
-                            format!("{mesh_name} {p}").trim_start().to_owned()
-                        }
-                        .as_str(),
-                    ),
-                    shader: Name::from(shader.as_str()),
-                    indices,
-                    texcoords,
-                    colors,
-                    material,
-                    ..MeshParts::default()
-                },
-                positions,
-                normals,
-                weights,
+            meshes.push(MeshParts {
+                name: Name::from(
+                    if mesh.primitives.len() == 1 {
+                        mesh_name.clone()
+                    } else {
+                        format!("{mesh_name} {p}").trim_start().to_owned()
+                    }
+                    .as_str(),
+                ),
+                shader: Name::from(shader.as_str()),
+                indices,
+                texcoords,
+                colors,
+                material,
+                influence_start,
+                influences,
+                ..MeshParts::default()
             });
         }
     }
@@ -928,12 +995,24 @@ pub(crate) fn build(
             .iter()
             .filter_map(|c| c.times.last().copied())
             .fold(0.0f32, f32::max);
-        let fps = if fps_asked > 0.0 {
-            fps_asked
-        } else {
-            key_rate(channels.iter().map(|c| c.times.as_slice()))
+        // The scene an ossa export describes in the animation's extras, where its keys agree;
+        // else the keys' own rate.
+        let stored = (fps_asked == 0.0)
+            .then(|| stored_scene(&anim.extras, channels.iter().map(|c| c.times.as_slice())))
+            .flatten();
+        let (fps, count, looping) = match stored {
+            Some(ref s) => (s.fps, s.frames, s.looping),
+            None => {
+                let fps = if fps_asked > 0.0 {
+                    fps_asked
+                } else {
+                    key_rate(channels.iter().map(|c| c.times.as_slice()))
+                };
+                let count =
+                    ((f64::from(duration) * f64::from(fps)).round() as u64).saturating_add(1);
+                (fps, count, false)
+            }
         };
-        let count = ((f64::from(duration) * f64::from(fps)).round() as u64).saturating_add(1);
         let first = frames.len() as u64;
         if first.saturating_add(count) > MAX_FRAMES {
             return Err(Error::limit(format!(
@@ -946,10 +1025,17 @@ pub(crate) fn build(
             .name
             .clone()
             .unwrap_or_else(|| format!("animation {a}"));
-        poses.reserve_exact((count as usize).saturating_mul(nbones));
+        poses
+            .try_reserve_exact((count as usize).saturating_mul(nbones))
+            .map_err(|_| {
+                Error::out_of_memory(format!(
+                    "{}: {count} frames of {nbones} bones could not be allocated",
+                    what()
+                ))
+            })?;
         let mut pose = bone_trs.clone();
         for i in 0..count {
-            let t = if i + 1 == count {
+            let t = if i + 1 == count && stored.is_none() {
                 duration
             } else {
                 (i as f64 / f64::from(fps)) as f32
@@ -983,6 +1069,7 @@ pub(crate) fn build(
             first_frame: first as u32,
             frame_count: count as u32,
             fps,
+            looping,
             ..Animation::default()
         });
     }
@@ -997,11 +1084,9 @@ pub(crate) fn build(
         )))?;
     }
 
-    // Into the source's frame: every matrix conjugated, every point and vector mapped.
-    let to_native = axes.inverse_matrix(scale);
+    // Into the source's frame: every matrix conjugated (points and vectors were mapped as the
+    // meshes were made).
     let from_native = axes.matrix(scale);
-    let rotate = axes.inverse_matrix(1.0);
-    let mirror = axes.determinant() < 0.0;
     let conj = |m: &Mat3x4| to_native.mul(m).mul(&from_native);
     let identity_frame = axes == Axes::IDENTITY && scale == 1.0;
     if !identity_frame {
@@ -1009,56 +1094,14 @@ pub(crate) fn build(
             *p = conj(p);
         }
     }
-    for pm in pending {
-        let Pending {
-            mut mesh,
-            positions,
-            normals,
-            weights,
-        } = pm;
-        let nv = positions.len();
-        mesh.influence_start = Vec::with_capacity(nv + 1);
-        mesh.influence_start.push(0);
-        for (v, slot) in weights.iter().enumerate() {
-            let (p, nrm) = (positions[v], normals[v]);
-            if slot.is_empty() {
-                let p = to_native.transform_point(p);
-                mesh.influences.push(Influence {
-                    origin: p,
-                    weight: 1.0,
-                    normal: unit3(rotate.transform_vector(nrm)),
-                    bone: root_bone.unwrap_or(0),
-                });
-            }
-            for &(bone, w, inverse_bind) in slot {
-                // glTF skins `joint world x inverse bind x p`: the bone-space point is exact.
-                let o = to_native.transform_point(inverse_bind.transform_point(p));
-                let d = unit3(rotate.transform_vector(inverse_bind.transform_vector(nrm)));
-                let infl = Influence {
-                    origin: o.map(|x| x * w),
-                    weight: w,
-                    normal: d.map(|x| x * w),
-                    bone,
-                };
-                if !infl.origin.iter().all(|x| x.is_finite()) {
-                    return Err(Error::limit(format!(
-                        "{} vertex {v}: its bone-space position is not a finite float",
-                        mesh.name
-                    )));
-                }
-                mesh.influences.push(infl);
-            }
-            let end = u32::try_from(mesh.influences.len())
-                .map_err(|_| Error::limit("a mesh has more than 2^32 influences"))?;
-            mesh.influence_start.push(end);
-        }
-        if mirror {
-            for t in mesh.indices.chunks_exact_mut(3) {
-                t.swap(1, 2);
+    if let Some(root) = root_bone {
+        for infl in meshes.iter_mut().flat_map(|m| m.influences.iter_mut()) {
+            if infl.bone == ROOTLESS {
+                infl.bone = root;
             }
         }
-        parts.meshes.push(mesh);
     }
+    parts.meshes = meshes;
     if nbones == 0 {
         // Frames pose bones: a model without bones has none, and its animations move nothing.
         if !parts.animations.is_empty() {
@@ -1102,16 +1145,15 @@ fn close(a: &Mat3x4, b: &Mat3x4) -> bool {
 }
 
 /// Area-weighted face normals at each vertex.
-fn face_normals(positions: &[[f32; 3]], indices: &[u32]) -> Vec<[f32; 3]> {
-    let mut acc = vec![[0.0f64; 3]; positions.len()];
+fn face_normals(
+    count: usize,
+    position: impl Fn(usize) -> [f32; 3],
+    indices: &[u32],
+) -> Vec<[f32; 3]> {
+    let mut acc = vec![[0.0f64; 3]; count];
     for t in indices.chunks_exact(3) {
-        let p = |i: u32| {
-            positions
-                .get(i as usize)
-                .copied()
-                .unwrap_or([0.0; 3])
-                .map(f64::from)
-        };
+        // Indices were checked against the vertex count.
+        let p = |i: u32| position(i as usize).map(f64::from);
         let (a, b, c) = (p(t[0]), p(t[1]), p(t[2]));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
@@ -1142,7 +1184,8 @@ fn key_rate<'t>(channels: impl Iterator<Item = &'t [f32]>) -> f32 {
             let d = f64::from(w[1]) - f64::from(w[0]);
             match interval {
                 None => interval = Some(d),
-                Some(i) if (d - i).abs() <= 1e-3 * i => {}
+                // Key times are f32: far from 0 their spacing is only as exact as their ulp.
+                Some(i) if (d - i).abs() <= 1e-3 * i + 2.0 * ulp(w[1]) => {}
                 Some(_) => return super::read::DEFAULT_FPS,
             }
         }
@@ -1164,6 +1207,56 @@ fn key_rate<'t>(channels: impl Iterator<Item = &'t [f32]>) -> f32 {
         }
         _ => super::read::DEFAULT_FPS,
     }
+}
+
+/// The distance from `t` to the next f32, as f64.
+fn ulp(t: f32) -> f64 {
+    f64::from(f32::from_bits(t.abs().to_bits().saturating_add(1))) - f64::from(t.abs())
+}
+
+/// A scene as an ossa export describes it in an animation's extras.
+struct StoredScene {
+    fps: f32,
+    frames: u64,
+    looping: bool,
+}
+
+/// The scene in `extras` (`fps`, `frames`, `looping`, as ossa's export writes them), where
+/// every key time lies on its frames (within the f32 times' precision) and inside its span:
+/// then the scene comes back with its own rate and length, however long, instead of what its
+/// keys suggest.
+fn stored_scene<'t>(
+    extras: &gltf_json::Extras,
+    channels: impl Iterator<Item = &'t [f32]>,
+) -> Option<StoredScene> {
+    let e = extras_of(extras)?;
+    let fps = e.get("fps")?.as_f64()? as f32;
+    let frames = e.get("frames")?.as_u64()?;
+    let looping = e.get("looping").and_then(|l| l.as_bool()).unwrap_or(false);
+    if !FPS_RANGE.contains(&fps) || frames == 0 || frames > MAX_FRAMES {
+        return None;
+    }
+    // A looping scene's export adds a key one frame past its last, back at its first.
+    let last = if looping && frames > 1 {
+        frames
+    } else {
+        frames - 1
+    };
+    let fps64 = f64::from(fps);
+    for times in channels {
+        for &t in times {
+            let k = f64::from(t) * fps64;
+            let tolerance = 1e-3 + 2.0 * ulp(t) * fps64;
+            if (k - k.round()).abs() > tolerance || k.round() > last as f64 || k < -tolerance {
+                return None;
+            }
+        }
+    }
+    Some(StoredScene {
+        fps,
+        frames,
+        looping,
+    })
 }
 
 /// The materials meshes use, each once, and the base colour images they name.
@@ -1260,7 +1353,13 @@ impl Materials {
                 data_uri(uri, ck, budget).within(|| format!("image {s}"))?
             }
             // A file beside the model, read (and charged) with the buffers; else the name alone.
-            _ => bufs.images.get(s).cloned().flatten().unwrap_or_default(),
+            _ => match bufs.images.get(s).copied().flatten() {
+                Some(b) => {
+                    budget.add(ck, b.len() as u64, 1)?;
+                    b.to_vec()
+                }
+                None => Vec::new(),
+            },
         };
         // A PNG's size is in its header; other images keep 0 x 0 (nothing is decoded).
         let (width, height) = png_size(&bytes).unwrap_or((0, 0));

@@ -18,6 +18,7 @@ use crate::format::{Budget, Checker, Format, LoadOptions, ceiling};
 use crate::io::{contained, read_contained_at_most};
 use crate::model::ModelParts;
 use crate::sidecar::Sidecars;
+use std::collections::HashMap;
 
 /// A GLB file's first four bytes.
 pub const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -222,8 +223,28 @@ pub(crate) fn read(
         )));
     }
 
-    // Buffers, each exactly its byteLength.
+    // Files beside the model, each read once however many buffers and images name it, and
+    // for buffers only as far as the longest byteLength that names it.
     let mut input = data.len() as u64;
+    let mut files = Files::default();
+    for (i, b) in root.buffers.iter().enumerate() {
+        if let Some(uri) = b.uri.as_deref().filter(|u| !u.starts_with("data:")) {
+            files
+                .want(uri, Some(b.byte_length.0))
+                .within(|| format!("buffer {i}"))?;
+        }
+    }
+    if sidecars.is_some() {
+        for image in &root.images {
+            if let Some(uri) = image.uri.as_deref().filter(|u| !u.starts_with("data:")) {
+                // An image's bad URI is a warning where it is read below.
+                let _ = files.want(uri, None);
+            }
+        }
+    }
+    files.read(sidecars, options, ck, &mut budget, &mut input)?;
+
+    // Buffers, each exactly its byteLength.
     let mut buffers: Vec<Cow<[u8]>> = Vec::with_capacity(root.buffers.len().min(1024));
     for (i, b) in root.buffers.iter().enumerate() {
         let want = b.byte_length.0;
@@ -237,11 +258,7 @@ pub(crate) fn read(
             Some(uri) if uri.starts_with("data:") => {
                 Cow::Owned(data_uri(uri, ck, &mut budget).within(|| format!("buffer {i}"))?)
             }
-            Some(uri) => {
-                let bytes = read_beside(uri, sidecars, options, ck, &mut input)
-                    .within(|| format!("buffer {i}"))?;
-                Cow::Owned(bytes)
-            }
+            Some(uri) => Cow::Borrowed(files.get(uri).within(|| format!("buffer {i}"))?),
         };
         if (bytes.len() as u64) < want {
             return Err(Error::truncated(format!(
@@ -249,7 +266,6 @@ pub(crate) fn read(
                 bytes.len()
             )));
         }
-        budget.add(ck, want, 1)?;
         buffers.push(match bytes {
             Cow::Borrowed(b) => Cow::Borrowed(b.get(..want as usize).unwrap_or(b)),
             Cow::Owned(mut v) => {
@@ -265,20 +281,13 @@ pub(crate) fn read(
     for (i, image) in root.images.iter().enumerate() {
         let uri = image.uri.as_deref().filter(|u| !u.starts_with("data:"));
         let bytes = match uri {
-            Some(uri) if sidecars.is_some() => {
-                match read_beside(uri, sidecars, options, ck, &mut input) {
-                    Ok(bytes) => {
-                        budget.add(ck, bytes.len() as u64, 1)?;
-                        Some(bytes)
-                    }
-                    // Over the memory limit is the load's failure, as for any sidecar.
-                    Err(e) if e.code() == crate::error::ErrorCode::Limit => return Err(e),
-                    Err(e) => {
-                        warnings.push(format!("image {i}: {e}; its meshes go untextured"));
-                        None
-                    }
+            Some(uri) if sidecars.is_some() => match files.get(uri) {
+                Ok(bytes) => Some(bytes),
+                Err(e) => {
+                    warnings.push(format!("image {i}: {e}; its meshes go untextured"));
+                    None
                 }
-            }
+            },
             _ => None,
         };
         images.push(bytes);
@@ -293,28 +302,92 @@ pub(crate) fn read(
     Ok(parts)
 }
 
-/// The file `uri` names beside the model, through the sidecar rules: relative, no `..`, inside
-/// the model's directory, at most what the memory limit leaves.
-fn read_beside(
-    uri: &str,
-    sidecars: Option<&Sidecars>,
-    options: &LoadOptions,
-    ck: &mut Checker,
-    input: &mut u64,
-) -> Result<Vec<u8>> {
-    let path = percent_decode(uri)?;
-    contained(&path)?;
-    let Some(s) = sidecars else {
-        return Err(Error::not_found(format!(
-            "{path:?} is a file beside the model, and there is no filesystem to read it from \
-             (load the file, or pass one)"
-        )));
-    };
-    let full = format!("{}{path}", s.dir);
-    let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(ck.charged());
-    let file = read_contained_at_most(s.fs, &full, room)?;
-    let bytes = (*file).as_ref().to_vec();
-    *input = input.saturating_add(bytes.len() as u64);
-    ck.grow_input(options, *input);
-    Ok(bytes)
+/// The files beside the model that buffers and images name, by their decoded path.
+#[derive(Default)]
+struct Files {
+    /// Path, then the most bytes a buffer needs of it (None: all of it, for an image).
+    wanted: Vec<(String, Option<u64>)>,
+    /// What reading each gave: its bytes, or why there are none.
+    read: HashMap<String, std::result::Result<Vec<u8>, Error>>,
+}
+
+impl Files {
+    /// Notes that `uri` is read, `len` bytes of it for a buffer.
+    fn want(&mut self, uri: &str, len: Option<u64>) -> Result<()> {
+        let path = percent_decode(uri)?;
+        contained(&path)?;
+        match self.wanted.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, have)) => {
+                *have = match (*have, len) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    _ => None,
+                }
+            }
+            None => self.wanted.push((path, len)),
+        }
+        Ok(())
+    }
+
+    /// Reads every wanted file once, through the sidecar rules: relative, no `..`, inside the
+    /// model's directory, at most what the memory limit leaves. Over the limit is the load's
+    /// failure; a file that cannot be read is its reader's (a buffer's error, an image's
+    /// warning).
+    fn read(
+        &mut self,
+        sidecars: Option<&Sidecars>,
+        options: &LoadOptions,
+        ck: &mut Checker,
+        budget: &mut Budget,
+        input: &mut u64,
+    ) -> Result<()> {
+        for (path, len) in std::mem::take(&mut self.wanted) {
+            let got = match sidecars {
+                None => Err(Error::not_found(format!(
+                    "{path:?} is a file beside the model, and there is no filesystem to read it \
+                     from (load the file, or pass one)"
+                ))),
+                Some(s) => {
+                    let full = format!("{}{path}", s.dir);
+                    let room = ceiling(options.max_bytes, u64::MAX).saturating_sub(ck.charged());
+                    let read = match len {
+                        Some(len) => {
+                            contained(&full).and_then(|full| s.fs.read_prefix(full, len, room))
+                        }
+                        None => read_contained_at_most(s.fs, &full, room),
+                    };
+                    read.map(|file| {
+                        let bytes = (*file).as_ref();
+                        // A filesystem may give more than the prefix asked for.
+                        let keep = len.map_or(bytes.len(), |l| {
+                            bytes.len().min(usize::try_from(l).unwrap_or(usize::MAX))
+                        });
+                        bytes.get(..keep).unwrap_or(bytes).to_vec()
+                    })
+                }
+            };
+            if let Ok(bytes) = &got {
+                *input = input.saturating_add(bytes.len() as u64);
+                ck.grow_input(options, *input);
+                budget.add(ck, bytes.len() as u64, 1)?;
+            }
+            if let Err(e) = &got
+                && e.code() == crate::error::ErrorCode::Limit
+            {
+                return Err(e.duplicate());
+            }
+            self.read.insert(path, got);
+        }
+        Ok(())
+    }
+
+    /// The bytes of the file `uri` names, as [`Files::read`] found them.
+    fn get(&self, uri: &str) -> Result<&[u8]> {
+        let path = percent_decode(uri)?;
+        contained(&path)?;
+        match self.read.get(&path) {
+            Some(Ok(bytes)) => Ok(bytes),
+            Some(Err(e)) => Err(e.duplicate()),
+            None => Err(Error::not_found(format!("{path:?} was not read"))),
+        }
+    }
 }

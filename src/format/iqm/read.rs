@@ -7,7 +7,7 @@ use glam::Quat;
 use crate::cursor::{field_at, record_at, span, table_bytes};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
-use crate::format::{Checker, Format, total};
+use crate::format::{Checker, Format, total, try_vec};
 use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{
     Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, Kept, KeptExtension,
@@ -569,7 +569,9 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let skel = skeleton(&joints, &poses, !meshes.is_empty(), ck)?;
     let nb = skel.bones.len();
     let file_frames = file_frames as usize;
-    let mut all_poses: Vec<Mat3x4> = Vec::with_capacity(frames.saturating_mul(nb as u64) as usize);
+    let mut all_poses: Vec<Mat3x4> = try_vec(frames.saturating_mul(nb as u64) as usize, || {
+        format!("{frames} frames of {nb} bones")
+    })?;
     all_poses.extend_from_slice(&skel.local);
     let decoded = decode_frames(data, &h, &version, &poses, &skel, &mut all_poses, ck)?;
     let Skeleton {
