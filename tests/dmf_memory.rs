@@ -3,25 +3,14 @@
 
 #[allow(dead_code)]
 mod counting_alloc;
+mod json_cases;
 
 use counting_alloc::peak_of;
+use json_cases::dmf_vertices_with_an_unknown_key as vertices_with_an_unknown_key;
 use ossa::{Format, LoadOptions, Model};
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
-
-/// A document of `n` vertex objects `{"pos":[0,0,0],"x":0}`, one bone, no faces.
-fn vertices_with_an_unknown_key(n: usize) -> String {
-    let mut text = String::from(r#"{"format":"DASH","version":"1.5","vertices":["#);
-    for i in 0..n {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push_str(r#"{"pos":[0,0,0],"x":0}"#);
-    }
-    text.push_str("]}");
-    text
-}
 
 #[test]
 fn unknown_keys_per_vertex_cost_no_tree() {

@@ -5,8 +5,10 @@
 
 #[allow(dead_code)]
 mod counting_alloc;
+mod json_cases;
 
 use counting_alloc::peak_of;
+use json_cases::{gltf_chain as chain, gltf_small_nodes as small_nodes, least_limit};
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 
 #[global_allocator]
@@ -18,40 +20,6 @@ fn size(release: usize) -> usize {
     } else {
         release
     }
-}
-
-/// A skeleton of `n` nodes, each the only child of the one before: `{"children":[i+1]}`.
-fn chain(n: usize) -> String {
-    let mut text =
-        String::from(r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":["#);
-    for i in 0..n {
-        if i > 0 {
-            text.push(',');
-        }
-        if i + 1 < n {
-            text.push_str(&format!(r#"{{"children":[{}]}}"#, i + 1));
-        } else {
-            text.push_str("{}");
-        }
-    }
-    text.push_str("]}");
-    text
-}
-
-/// A skeleton of `n` small root nodes, each named and placed.
-fn small_nodes(n: usize) -> String {
-    let mut text = String::from(r#"{"asset":{"version":"2.0"},"nodes":["#);
-    for i in 0..n {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push_str(&format!(
-            r#"{{"name":"n{i}","translation":[{},0,1]}}"#,
-            i % 10
-        ));
-    }
-    text.push_str("]}");
-    text
 }
 
 fn options(max_bytes: u64) -> LoadOptions<'static> {
@@ -129,40 +97,13 @@ fn a_chain_under_a_64_mb_limit_is_refused_or_fits() {
     );
 }
 
-/// The bytes a refusal says the load needs.
-fn needed(e: &ossa::Error) -> u64 {
-    let text = e.to_string();
-    let after = text
-        .split(" needs ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("{text}"));
-    after.split(' ').next().unwrap().parse().unwrap()
-}
-
 #[test]
 fn a_limit_just_below_what_a_file_needs_refuses_it_and_one_at_it_loads() {
     for (what, text) in [
         ("chain", chain(size(200_000))),
         ("small nodes", small_nodes(size(500_000))),
     ] {
-        // Each refusal names what the load needed up to the check that failed: raising the limit
-        // to it lets the load go further, until it loads.
-        let mut limit = 1u64;
-        let needs = loop {
-            match Model::load(text.as_bytes(), &options(limit)) {
-                Ok(_) => break limit,
-                Err(e) => {
-                    assert_eq!(e.code(), ErrorCode::Limit, "{what}: {e}");
-                    assert!(
-                        e.to_string().contains(&format!("limit of {limit} bytes")),
-                        "{e}"
-                    );
-                    let n = needed(&e);
-                    assert!(n > limit, "{what}: {e}");
-                    limit = n;
-                }
-            }
-        };
+        let needs = least_limit(what, |limit| Model::load(text.as_bytes(), &options(limit)));
         let (r, peak) = measure(what, &text, needs - 1);
         assert_eq!(r.unwrap_err().code(), ErrorCode::Limit);
         assert!(

@@ -1,8 +1,10 @@
-//! Issue 37's glTF rows and its allocation-failure promise, each measured in a child process:
+//! Issue 37's glTF rows and its allocation-failure promise, and issue 33's JSON documents with
+//! `max_bytes` just below and at what they need, each measured in a child process:
 //! this test binary runs itself again with `OSSA_ALLOC_CASE` naming one case, optionally under a
-//! capped address space (`setrlimit`), and the parent reads the child's outcome from its output
-//! and its peak resident memory from `wait4`. A child that aborts on a failed allocation ends
-//! by a signal, which the parent reports as such.
+//! capped address space (`setrlimit`), and prints its outcome and its peak resident memory
+//! (`VmHWM` of `/proc/self/status`, which counts the child's own pages only: `wait4`'s maximum
+//! also keeps what the parent held when it forked). A child that aborts on a failed allocation
+//! ends by a signal, which the parent reports as such.
 
 #![cfg(feature = "gltf")]
 
@@ -13,9 +15,13 @@ use std::process::{Command, Stdio};
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 use serde_json::{Value, json};
 
+mod json_cases;
+use json_cases::{dmf_vertices_with_an_unknown_key, gltf_chain, gltf_small_nodes, least_limit};
+
 const CASE: &str = "OSSA_ALLOC_CASE";
 const ADDRESS_SPACE: &str = "OSSA_ALLOC_ADDRESS_SPACE";
 const DIR: &str = "OSSA_ALLOC_DIR";
+const MAX_BYTES: &str = "OSSA_ALLOC_MAX_BYTES";
 const MIB: u64 = 1 << 20;
 
 /// What a child reported.
@@ -32,10 +38,16 @@ struct Outcome {
 /// Runs `case` in a child of this test binary (the test named `child_entry`), in `dir`, under
 /// an address space of `address_space` bytes where given.
 fn in_child(case: &str, dir: &Path, address_space: Option<u64>) -> Outcome {
+    in_child_with(case, dir, address_space, 0)
+}
+
+/// [`in_child`] with the case's `max_bytes`, for the cases that take one.
+fn in_child_with(case: &str, dir: &Path, address_space: Option<u64>, max_bytes: u64) -> Outcome {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args(["child_entry", "--exact", "--nocapture", "--test-threads=1"])
         .env(CASE, case)
         .env(DIR, dir)
+        .env(MAX_BYTES, max_bytes.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(bytes) = address_space {
@@ -47,10 +59,8 @@ fn in_child(case: &str, dir: &Path, address_space: Option<u64>) -> Outcome {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
     let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our own child's, not yet waited for; status and usage are writable.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    // SAFETY: the pid is our own child's, not yet waited for; status is writable.
+    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
     assert_eq!(waited, pid);
     assert!(
         libc::WIFEXITED(status),
@@ -61,11 +71,12 @@ fn in_child(case: &str, dir: &Path, address_space: Option<u64>) -> Outcome {
         .lines()
         .find_map(|l| l.split_once("OUTCOME ").map(|(_, rest)| rest))
         .unwrap_or_else(|| panic!("case {case}: no outcome in\n{text}"));
-    let (result, detail) = line.split_once(' ').unwrap_or((line, ""));
+    let (peak, rest) = line.split_once(' ').unwrap();
+    let (result, detail) = rest.split_once(' ').unwrap_or((rest, ""));
     let outcome = Outcome {
         result: result.to_owned(),
         detail: detail.to_owned(),
-        peak: usage.ru_maxrss as u64 * 1024,
+        peak: peak.parse().unwrap(),
     };
     eprintln!(
         "{case}: {} {} at {:.1} MiB resident at most",
@@ -222,8 +233,25 @@ fn long_animation(bones: usize, seconds: f32) -> Vec<u8> {
     serde_json::to_vec(&doc).unwrap()
 }
 
+/// The JSON documents of issue 33, their format, and a size the machine loads in a moment.
+fn json_document(case: &str) -> (Vec<u8>, Format) {
+    match case {
+        "gltf_chain" => (gltf_chain(200_000).into_bytes(), Format::Gltf),
+        "gltf_small_nodes" => (gltf_small_nodes(500_000).into_bytes(), Format::Gltf),
+        "dmf_vertices" => (
+            dmf_vertices_with_an_unknown_key(500_000).into_bytes(),
+            Format::DmfJson,
+        ),
+        other => panic!("no document {other}"),
+    }
+}
+
 /// The cases a child runs, by name.
-fn run_case(case: &str, dir: &Path) -> String {
+fn run_case(case: &str, dir: &Path, max_bytes: u64) -> String {
+    if let Some(document) = case.strip_prefix("json_") {
+        let (bytes, format) = json_document(document);
+        return report(Model::load(&bytes, &gltf_options(format, max_bytes)));
+    }
     match case {
         "baseline" => report(Model::load(
             &viewless_positions(3, false),
@@ -286,9 +314,17 @@ fn child_entry() {
         assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) }, 0);
     }
     let dir = PathBuf::from(std::env::var(DIR).unwrap());
-    let line = run_case(&case, &dir);
+    let max_bytes: u64 = std::env::var(MAX_BYTES).map_or(0, |m| m.parse().unwrap());
+    let line = run_case(&case, &dir, max_bytes);
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .map(|v| v.trim().parse().unwrap())
+        .expect("VmHWM in /proc/self/status");
     let mut out = std::io::stdout().lock();
-    writeln!(out, "OUTCOME {line}").unwrap();
+    writeln!(out, "OUTCOME {} {line}", kib * 1024).unwrap();
     out.flush().unwrap();
 }
 
@@ -373,6 +409,32 @@ fn an_allocation_the_machine_cannot_give_is_an_error_not_an_abort() {
         let o = in_child(case, &dir, Some(base + 512 * MIB + (64 << 20)));
         assert_eq!(o.result, "OSSA_ERR_OUT_OF_MEMORY", "{case}: {o:?}");
         assert!(o.detail.contains("could not be allocated"), "{case}: {o:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 33: each JSON-based format with `max_bytes` just below what a file needs (refused) and
+/// at it (loaded), the process growing no more than 1.25x the limit either way.
+#[test]
+fn json_documents_keep_to_a_limit_just_below_and_at_what_they_need() {
+    if cfg!(debug_assertions) {
+        eprintln!("skipped in debug builds: documents of issue 33's size load slowly there");
+        return;
+    }
+    let dir = scratch("json");
+    let base = baseline(&dir);
+    for document in ["gltf_chain", "gltf_small_nodes", "dmf_vertices"] {
+        let (bytes, format) = json_document(document);
+        let needs = least_limit(document, |limit| {
+            Model::load(&bytes, &gltf_options(format, limit))
+        });
+        let case = format!("json_{document}");
+        let below = in_child_with(&case, &dir, None, needs - 1);
+        assert_eq!(below.result, "OSSA_ERR_LIMIT", "{case}: {below:?}");
+        within(&below, needs - 1, base);
+        let at = in_child_with(&case, &dir, None, needs);
+        assert_eq!(at.result, "OK", "{case}: {at:?}");
+        within(&at, needs, base);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
