@@ -11,6 +11,9 @@ mod corpus;
 mod counting_alloc;
 #[path = "memory_fs/mod.rs"]
 mod memory_fs;
+#[path = "glb_bytes/mod.rs"]
+mod glb_bytes;
+use glb_bytes::{glb, glb_bin, glb_json};
 
 #[global_allocator]
 static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
@@ -251,11 +254,6 @@ fn export_then_import_gives_the_model_back() {
     }
 }
 
-/// The JSON chunk of a GLB.
-fn glb_json(bytes: &[u8]) -> Value {
-    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
-}
 
 /// POSITION's bounds of every primitive, as the file declares them.
 fn position_bounds(json: &Value) -> Vec<f64> {
@@ -334,31 +332,6 @@ fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A GLB of `json` and `bin`, padded as the specification asks.
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
-    let mut out = Vec::new();
-    out.extend(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(j);
-    if !b.is_empty() {
-        out.extend((b.len() as u32).to_le_bytes());
-        out.extend(b"BIN\0");
-        out.extend(b);
-    }
-    out
-}
 
 /// Two joints (a root and a child one unit up), one triangle skinned to both, and a two-key
 /// LINEAR rotation of the child: the bytes and the JSON, to break.
@@ -544,8 +517,7 @@ fn a_long_scene_comes_back_at_its_own_rate_and_length() {
         .as_object_mut()
         .unwrap()
         .remove("extras");
-    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let bin = &bytes[20 + json_len + 8..];
+    let bin = glb_bin(&bytes);
     let bare = Model::load(&glb(&doc, bin), &LoadOptions::default()).unwrap();
     let s = &bare.animations()[0];
     // The loop's closing key is a frame of its own there.

@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use ossa::{ErrorCode, Format, LoadOptions, Model};
-use serde_json::{Value, json};
+use serde_json::json;
 
+mod glb_bytes;
 mod json_cases;
+use glb_bytes::glb;
 use json_cases::{dmf_vertices_with_an_unknown_key, gltf_chain, gltf_small_nodes, least_limit};
 
 const CASE: &str = "OSSA_ALLOC_CASE";
@@ -112,31 +114,6 @@ fn report(r: ossa::Result<Model>) -> String {
     }
 }
 
-/// A GLB of `json` and `bin`, padded as the specification asks.
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
-    let mut out = Vec::new();
-    out.extend(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(j);
-    if !b.is_empty() {
-        out.extend((b.len() as u32).to_le_bytes());
-        out.extend(b"BIN\0");
-        out.extend(b);
-    }
-    out
-}
 
 /// A glTF whose one mesh's POSITION accessor holds `count` elements and has no bufferView (all
 /// zeros), with a sparse substitution of one element where `sparse`.
