@@ -852,6 +852,16 @@ pub(crate) fn build(
     });
     let nbones = parts.bones.len();
 
+    // A bind pose out of range fails the load (Model's check): found here, before its
+    // animations are sampled into frames that would only be dropped.
+    let from_native = axes.matrix(scale);
+    let conj = |m: &Mat3x4| to_native.mul(m).mul(&from_native);
+    crate::poses::Poses::from(poses_in_native(&frame0, root_bone.is_some(), &conj)).check_chained(
+        &parts.bones,
+        &[Frame::named("bind")],
+        None,
+    )?;
+
     // Animations, sampled.
     let fps_asked = options.sample_fps;
     if fps_asked != 0.0 && !FPS_RANGE.contains(&fps_asked) {
@@ -1086,8 +1096,6 @@ pub(crate) fn build(
 
     // Into the source's frame: every matrix conjugated (points and vectors were mapped as the
     // meshes were made).
-    let from_native = axes.matrix(scale);
-    let conj = |m: &Mat3x4| to_native.mul(m).mul(&from_native);
     let identity_frame = axes == Axes::IDENTITY && scale == 1.0;
     if !identity_frame {
         for p in poses.iter_mut() {
@@ -1207,6 +1215,19 @@ fn key_rate<'t>(channels: impl Iterator<Item = &'t [f32]>) -> f32 {
         }
         _ => super::read::DEFAULT_FPS,
     }
+}
+
+/// The bind frame's poses in the source's frame, with the root bone's where there is one.
+fn poses_in_native(
+    frame0: &[Mat3x4],
+    root: bool,
+    conj: &impl Fn(&Mat3x4) -> Mat3x4,
+) -> Vec<Mat3x4> {
+    let mut out: Vec<Mat3x4> = frame0.iter().map(conj).collect();
+    if root {
+        out.push(Mat3x4::IDENTITY);
+    }
+    out
 }
 
 /// The distance from `t` to the next f32, as f64.
