@@ -91,6 +91,7 @@ pub fn load(data: &[u8], format: Format, max_peak: usize) -> Option<Model> {
         "loading {} bytes held {peak} bytes at once, past the library's ceiling",
         data.len()
     );
+    within_a_small_limit(data, &default);
     let report = ossa::validate(data, &default);
     let strict = Model::load(data, &options(format, true));
     let Some(model) = model_or_clean(reference_is_clean(result), &CLEAN_LOAD, "load") else {
@@ -118,6 +119,36 @@ pub fn load(data: &[u8], format: Format, max_peak: usize) -> Option<Model> {
     check_model(&model, "the loaded model");
     save_and_reload(&model);
     Some(model)
+}
+
+/// A caller's small `max_bytes` that a load keeps to.
+const SMALL_LIMIT: u64 = 256 << 10;
+/// What a load may hold beyond a caller's limit: a quarter of it, as the hostile-input issues
+/// promise, and a fixed amount no file decides (tables of the format's own, the error's text).
+const SMALL_SLACK: u64 = SMALL_LIMIT / 4 + (64 << 10);
+
+/// The load again with [`SMALL_LIMIT`]: a model or a clean refusal, having held at most the
+/// limit and [`SMALL_SLACK`] at once.
+fn within_a_small_limit(data: &[u8], default: &LoadOptions) {
+    let small = LoadOptions {
+        max_bytes: SMALL_LIMIT,
+        ..default.clone()
+    };
+    let (result, peak) = peak_of(|| Model::load(data, &small));
+    let outcome = match &result {
+        Ok(_) => "loaded".to_owned(),
+        Err(e) => format!("{:?}: {e}", e.code()),
+    };
+    model_or_clean(
+        reference_is_clean(result),
+        &CLEAN_LOAD,
+        "load with a small limit",
+    );
+    assert!(
+        peak as u64 <= SMALL_LIMIT + SMALL_SLACK,
+        "loading {} bytes with max_bytes {SMALL_LIMIT} held {peak} bytes at once ({outcome})",
+        data.len()
+    );
 }
 
 /// What a model's sampled frames hold: each frame's name and bounds, and a pose of every bone.
