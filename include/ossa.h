@@ -62,6 +62,14 @@
 #define OSSA_OPTIMIZE_BONE_ORDER 8
 
 /**
+ * Save/optimise flag: renumber each mesh's vertices so that those of one influence set (the
+ * same bones and weights, skinned alike) are contiguous, sets and their vertices in the order
+ * the triangles first use them; triangles keep their order. Skinning then meets long runs
+ * under one matrix. After the vertex and triangle orders.
+ */
+#define OSSA_OPTIMIZE_SKIN_ORDER 16
+
+/**
  * View: yaw 45 degrees toward the model's right, pitch 20 degrees up.
  */
 #define OSSA_VIEW_THREE_QUARTER 0

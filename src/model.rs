@@ -726,6 +726,18 @@ impl Mesh {
         &self.plan
     }
     /// How the skinning kernels will treat this mesh's vertices (laid out at load).
+    /// Per vertex, whether the loaded layout skins it influence by influence (its influences
+    /// disagree on a bind point, or it has none).
+    pub(crate) fn skinned_directly(&self) -> Vec<bool> {
+        let mut marks = vec![false; self.vertex_count()];
+        for &v in &self.plan.direct {
+            if let Some(m) = marks.get_mut(v as usize) {
+                *m = true;
+            }
+        }
+        marks
+    }
+
     pub fn skin_layout(&self) -> SkinLayout {
         self.plan.layout()
     }

@@ -22,8 +22,20 @@ pub const OPTIMIZE_VERTEX_ORDER: u32 = 4;
 /// used ones among their siblings; a model whose vertices use no bone (a skeleton alone) keeps
 /// its order. Runs after the vertex and triangle orders, which it follows.
 pub const OPTIMIZE_BONE_ORDER: u32 = 8;
+/// Renumber each mesh's vertices so that those of one influence set (the same bones with the
+/// same weights, skinned alike: one bone, one palette blend, or influence by influence) are
+/// contiguous: sets in the order the triangles first use them, and within a set its vertices
+/// in the order the triangles first use them. Triangles keep their order (and so the GPU's
+/// vertex cache its hits) and name the new numbers. The skinning kernels then meet long runs
+/// of vertices under one matrix, which they transform several at a time. Runs after the
+/// vertex and triangle orders, whose within-set order it keeps.
+pub const OPTIMIZE_SKIN_ORDER: u32 = 16;
+/// What the formats' documents ask of a saver (skin order is the engine's choice, not the
+/// format's).
 pub const OPTIMIZE_ALL: u32 =
     OPTIMIZE_UNUSED_BONES | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER | OPTIMIZE_BONE_ORDER;
+/// Every optimisation flag.
+pub const OPTIMIZE_KNOWN: u32 = OPTIMIZE_ALL | OPTIMIZE_SKIN_ORDER;
 
 /// The FIFO cache size the reported miss ratios are measured with.
 pub const CACHE_SIZE: usize = 16;
@@ -226,6 +238,93 @@ fn first_use_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     map
 }
 
+/// Vertex `old` becomes `map[old]`: the vertices of each influence set together, sets in the
+/// order the triangles first use them (unused vertices last), each set's vertices in the order
+/// the triangles first use them, those the layout blends (`direct` false) before those it skins
+/// influence by influence, so that the blended ones make one run. A set is a vertex's
+/// influences, bone and weight bit for bit. Linear: the vertices are visited in first-use
+/// order, each set numbered as it first appears (found by a hash of its influences, checked
+/// against its first vertex's), then counted and placed.
+fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+
+    let starts = &mesh.influence_start;
+    let vc = starts.len().saturating_sub(1);
+    let influences_of = |v: usize| -> &[Influence] {
+        let (s, e) = (starts[v] as usize, starts[v + 1] as usize);
+        &mesh.influences[s..e]
+    };
+    let same = |a: usize, b: usize| {
+        influences_of(a).len() == influences_of(b).len()
+            && influences_of(a)
+                .iter()
+                .zip(influences_of(b))
+                .all(|(x, y)| x.bone == y.bone && x.weight.to_bits() == y.weight.to_bits())
+    };
+    let hash_of = |v: usize| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for i in influences_of(v) {
+            (i.bone, i.weight.to_bits()).hash(&mut h);
+        }
+        h.finish()
+    };
+    let rank = first_use_order(&mesh.indices, vc);
+    let mut by_rank = vec![0u32; vc];
+    for (v, &r) in rank.iter().enumerate() {
+        by_rank[r as usize] = v as u32;
+    }
+    // Sets by hash; a hash two different sets share is probed onward.
+    let mut found: HashMap<u64, u32> = HashMap::with_capacity(vc.min(1 << 16));
+    let mut first_vertex: Vec<u32> = Vec::new();
+    let mut set_of = vec![0u32; vc];
+    for &v in &by_rank {
+        let v = v as usize;
+        let mut h = hash_of(v);
+        let set = loop {
+            match found.get(&h) {
+                Some(&s) if same(first_vertex[s as usize] as usize, v) => break s,
+                Some(_) => h = h.wrapping_add(0x9E37_79B9_7F4A_7C15),
+                None => {
+                    let s = first_vertex.len() as u32;
+                    found.insert(h, s);
+                    first_vertex.push(v as u32);
+                    break s;
+                }
+            }
+        };
+        set_of[v] = set;
+    }
+    // Per set: where its blended vertices go next, then where its direct ones do.
+    let sets = first_vertex.len();
+    let mut blended = vec![0u32; sets];
+    let mut count = vec![0u32; sets];
+    for (v, &s) in set_of.iter().enumerate() {
+        count[s as usize] += 1;
+        blended[s as usize] += u32::from(!direct[v]);
+    }
+    let mut next_blended = vec![0u32; sets];
+    let mut next_direct = vec![0u32; sets];
+    let mut at = 0u32;
+    for s in 0..sets {
+        next_blended[s] = at;
+        next_direct[s] = at + blended[s];
+        at += count[s];
+    }
+    let mut map = vec![0u32; vc];
+    for &v in &by_rank {
+        let s = set_of[v as usize] as usize;
+        let next = if direct[v as usize] {
+            &mut next_direct[s]
+        } else {
+            &mut next_blended[s]
+        };
+        map[v as usize] = *next;
+        *next += 1;
+    }
+    map
+}
+
 fn renumber(mesh: &mut MeshParts, map: &[u32]) -> u32 {
     let vc = map.len();
     let mut inverse = vec![0usize; vc];
@@ -286,8 +385,18 @@ impl Model {
         if flags & OPTIMIZE_UNUSED_BONES != 0 && self.unbound().is_none() && influenced {
             drop_unused_bones(&mut parts);
         }
-        for mesh in &mut parts.meshes {
+        // Which vertices the loaded layout skins influence by influence: a set's vertices
+        // skinned so stay apart from its palette vertices. In the model's numbering, followed
+        // through the renumberings below.
+        let mut direct: Vec<Vec<bool>> = if flags & OPTIMIZE_SKIN_ORDER != 0 {
+            self.meshes().iter().map(|m| m.skinned_directly()).collect()
+        } else {
+            Vec::new()
+        };
+        for (m, mesh) in parts.meshes.iter_mut().enumerate() {
             let vc = mesh.influence_start.len().saturating_sub(1);
+            // Where each of the model's vertices is now, over every renumbering.
+            let mut now: Vec<u32> = (0..vc as u32).collect();
             if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
                 let order = forsyth_order(&mesh.indices, vc);
                 let ordered: Vec<u32> = order
@@ -317,8 +426,28 @@ impl Model {
             }
             if flags & OPTIMIZE_VERTEX_ORDER != 0 {
                 let map = first_use_order(&mesh.indices, vc);
-                report.vertices_moved += renumber(mesh, &map);
+                renumber(mesh, &map);
+                now.iter_mut().for_each(|v| *v = map[*v as usize]);
             }
+            if flags & OPTIMIZE_SKIN_ORDER != 0 {
+                let mut is_direct = vec![false; vc];
+                if let Some(marks) = direct.get_mut(m) {
+                    for (old, &d) in marks.iter().enumerate() {
+                        if let Some(x) = now.get(old).and_then(|&n| is_direct.get_mut(n as usize)) {
+                            *x = d;
+                        }
+                    }
+                    marks.clear();
+                }
+                let map = skin_order(mesh, &is_direct);
+                renumber(mesh, &map);
+                now.iter_mut().for_each(|v| *v = map[*v as usize]);
+            }
+            report.vertices_moved += now
+                .iter()
+                .enumerate()
+                .filter(|&(old, &new)| old != new as usize)
+                .count() as u32;
         }
         // Likewise without an influence there is no first use to order by: the order stays.
         if flags & OPTIMIZE_BONE_ORDER != 0 && self.unbound().is_none() && influenced {

@@ -6,8 +6,8 @@ mod corpus;
 use corpus::corpus_dir;
 
 use ossa::optimize::{
-    OPTIMIZE_ALL, OPTIMIZE_BONE_ORDER, OPTIMIZE_TRIANGLE_ORDER, OPTIMIZE_UNUSED_BONES,
-    OPTIMIZE_VERTEX_ORDER, cache_misses,
+    OPTIMIZE_ALL, OPTIMIZE_BONE_ORDER, OPTIMIZE_SKIN_ORDER, OPTIMIZE_TRIANGLE_ORDER,
+    OPTIMIZE_UNUSED_BONES, OPTIMIZE_VERTEX_ORDER, cache_misses,
 };
 use ossa::synth::TubeRig;
 use std::time::{Duration, Instant};
@@ -503,4 +503,158 @@ fn a_skeleton_alone_keeps_its_bone_order() {
     let (same, report) = model.optimized(OPTIMIZE_ALL).unwrap();
     assert_eq!(report.bones_moved, 0);
     assert_eq!(bone_names(&same), bone_names(&model));
+}
+
+/// A vertex's influence set: its bones and weights, bit for bit.
+type InfluenceSet = Vec<(u32, u32)>;
+
+fn influence_set(mesh: &ossa::Mesh, v: usize) -> InfluenceSet {
+    mesh.influences(v)
+        .iter()
+        .map(|i| (i.bone, i.weight.to_bits()))
+        .collect()
+}
+
+/// Per triangle of every mesh, in order, its corners' influence sets and bind positions: what
+/// a triangle is, whatever its vertices' numbers.
+fn triangles_in_order(model: &Model) -> Vec<Vec<(InfluenceSet, [u32; 3])>> {
+    let bones: Vec<Mat3x4> = (0..model.bones().len()).map(|_| Mat3x4::IDENTITY).collect();
+    let mut posed = bones.clone();
+    model
+        .pose_frames(
+            &[FrameBlend {
+                frame: 0,
+                weight: 1.0,
+            }],
+            None,
+            &mut posed,
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    for (m, mesh) in model.meshes().iter().enumerate() {
+        let n = mesh.vertex_count();
+        let mut p = vec![0.0f32; 3 * n];
+        model
+            .skin_mesh(m, &posed, 0, n, 0, &mut Strided::new(&mut p, 3).unwrap())
+            .unwrap();
+        out.push(
+            mesh.indices()
+                .iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    (
+                        influence_set(mesh, i),
+                        [
+                            p[3 * i].to_bits(),
+                            p[3 * i + 1].to_bits(),
+                            p[3 * i + 2].to_bits(),
+                        ],
+                    )
+                })
+                .collect(),
+        );
+    }
+    out
+}
+
+/// Checks what OPTIMIZE_SKIN_ORDER promises of `ordered`, made from `model`: the triangles in
+/// their order, each set's vertices contiguous, sets and their vertices in the order the
+/// triangles first use them (a set's blended vertices before those skinned influence by
+/// influence, each part in that order); and returns the sets and the vertices in runs before
+/// and after.
+fn check_skin_order(model: &Model, ordered: &Model, what: &str) -> (usize, usize, usize) {
+    assert_eq!(
+        triangles_in_order(model),
+        triangles_in_order(ordered),
+        "{what}: a triangle changed"
+    );
+    let mut sets = 0;
+    for mesh in ordered.meshes() {
+        let n = mesh.vertex_count();
+        // First use by the triangles, then the unused in their order.
+        let mut first_use = vec![usize::MAX; n];
+        let mut k = 0;
+        for &i in mesh
+            .indices()
+            .iter()
+            .chain(&(0..n as u32).collect::<Vec<_>>())
+        {
+            if first_use[i as usize] == usize::MAX {
+                first_use[i as usize] = k;
+                k += 1;
+            }
+        }
+        // Blocks of consecutive vertices of one set: each set one block, blocks in the order of
+        // their first use, each block ascending in first use in at most two parts.
+        let mut blocks: Vec<(InfluenceSet, Vec<usize>)> = Vec::new();
+        for (v, &used) in first_use.iter().enumerate() {
+            let set = influence_set(mesh, v);
+            match blocks.last_mut() {
+                Some((s, uses)) if *s == set => uses.push(used),
+                _ => blocks.push((set, vec![used])),
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut last = None;
+        for (set, uses) in &blocks {
+            assert!(seen.insert(set.clone()), "{what}: set {set:?} is split");
+            let descents = uses.windows(2).filter(|w| w[1] < w[0]).count();
+            assert!(descents <= 1, "{what}: set {set:?} out of order: {uses:?}");
+            let first = *uses.iter().min().unwrap();
+            assert!(
+                last < Some(first),
+                "{what}: set {set:?} before one used earlier"
+            );
+            last = Some(first);
+        }
+        sets += blocks.len();
+    }
+    let in_runs = |m: &Model| -> usize { m.meshes().iter().map(|x| x.skin_layout().in_runs).sum() };
+    (sets, in_runs(model), in_runs(ordered))
+}
+
+#[test]
+fn skin_order_puts_each_influence_set_together_and_keeps_the_triangles() {
+    let rig = TubeRig::default().build().unwrap();
+    let (ordered, report) = rig.optimized(OPTIMIZE_SKIN_ORDER).unwrap();
+    let (sets, before, after) = check_skin_order(&rig, &ordered, "tube rig");
+    assert!(sets > 1);
+    assert!(after >= before, "{before} -> {after} vertices in runs");
+    assert_eq!(report.triangles_moved, 0);
+    // The count of vertices that moved is the count whose number changed.
+    let moved = (0..rig.meshes()[0].vertex_count())
+        .filter(|&v| influence_set(&rig.meshes()[0], v) != influence_set(&ordered.meshes()[0], v))
+        .count() as u32;
+    assert!(report.vertices_moved >= moved, "{report:?} {moved}");
+    assert_eq!(drawn(&rig), drawn(&ordered));
+
+    // With the saver's orders first, the triangles are the cache's order and the sets follow it.
+    let (cached, _) = rig
+        .optimized(OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER)
+        .unwrap();
+    let (both, _) = rig.optimized(OPTIMIZE_ALL | OPTIMIZE_SKIN_ORDER).unwrap();
+    check_skin_order(&cached, &both, "tube rig, all orders");
+}
+
+#[test]
+fn skin_order_groups_the_corpus_models_sets_into_runs() {
+    for name in ["xon_zombie.dpm", "xon_wyvern_lod2.dpm", "xon_okrobot1.dpm"] {
+        let path = corpus_dir().join("dpm").join(name);
+        let Ok(bytes) = std::fs::read(&path) else {
+            eprintln!("corpus not found at {}; skipping {name}", path.display());
+            continue;
+        };
+        let model = Model::load(&bytes, &Default::default()).unwrap();
+        let (ordered, report) = model.optimized(OPTIMIZE_SKIN_ORDER).unwrap();
+        let (sets, before, after) = check_skin_order(&model, &ordered, name);
+        eprintln!(
+            "{name}: {sets} influence sets, {} vertices renumbered, in runs {before} -> {after}",
+            report.vertices_moved
+        );
+        assert!(
+            after > before,
+            "{name}: {before} -> {after} vertices in runs"
+        );
+        assert_eq!(drawn(&model), drawn(&ordered), "{name}");
+    }
 }

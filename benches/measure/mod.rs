@@ -773,7 +773,10 @@ const OSSA_INTERLEAVED: usize = 1;
 const SSE_SHIPPED: usize = 2;
 const SSE_NATIVE: usize = 3;
 const EXACT: usize = 4;
-const SCALAR: usize = 5;
+/// ossa on the model with OSSA_OPTIMIZE_SKIN_ORDER, packed and interleaved.
+const GROUPED: usize = 5;
+const GROUPED_INTERLEAVED: usize = 6;
+const SCALAR: usize = 7;
 
 /// ossa beside DarkPlaces' SSE skinning, per thread CPU time.
 struct DpRow {
@@ -991,6 +994,29 @@ fn measure_dp(
         ));
     }
 
+    let (grouped, _) = model
+        .optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER)
+        .map_err(|e| format!("skin order: {e}"))?;
+    let mut grouped_p = Aligned::new(floats);
+    let mut grouped_n = Aligned::new(floats);
+    let mut grouped_il = Aligned::new(floats * 2);
+    let (mut grouped_all, _) = parts(
+        &s.mesh_vertices,
+        grouped_p.slice(),
+        grouped_n.slice(),
+        |_, n| n,
+    );
+    let grouped_il = grouped_il.slice();
+    let mut ossa_grouped = || skin_parts(&grouped, kernel, bones, black_box(&mut grouped_all));
+    let mut ossa_grouped_interleaved = || {
+        skin_interleaved(
+            &grouped,
+            kernel,
+            bones,
+            &s.mesh_vertices,
+            black_box(&mut *grouped_il),
+        )
+    };
     let (mut all, _) = parts(&s.mesh_vertices, p0, n0, |_, n| n);
     let mut ossa = || skin_parts(model, kernel, bones, black_box(&mut all));
     let mut ossa_interleaved =
@@ -1009,6 +1035,8 @@ fn measure_dp(
         &mut sse_shipped,
         &mut sse_native,
         &mut sse_exact,
+        &mut ossa_grouped,
+        &mut ossa_grouped_interleaved,
     ];
     let has_scalar = scalar.is_some();
     if has_scalar {
@@ -1147,7 +1175,8 @@ fn print_dp_table(
             "normals, one thread; per thread CPU time (CLOCK_THREAD_CPUTIME_ID); in every round ossa and each",
             "baseline run one after another; a ratio is the median over the rounds of ossa's time / the other's in",
             "the same round, then the least and largest round. ossa = packed buffers, il = ossa into one",
-            "interleaved 24-byte buffer; SSE O3 = dp_sse.c with DarkPlaces' release flags, as shipped; SSE nat =",
+            "interleaved 24-byte buffer; grp = the model with OSSA_OPTIMIZE_SKIN_ORDER (each influence",
+            "set's vertices together), packed and interleaved; SSE O3 = dp_sse.c with DarkPlaces' release flags, as shipped; SSE nat =",
             "the same with -march=native; exact = dp_sse.c's kernel with every influence and its float weight",
             "(native build); scalar = dp_skin.c, a scalar rendering of DarkPlaces' generic path, exact, -O2.",
             "sets = unique sets of 4 byte weights (exact: of all float weights); 4i / ex diff = largest",
@@ -1166,6 +1195,9 @@ fn print_dp_table(
             ("ossa/exact", 17),
             ("ossa/scalar", 17),
             ("il/SSE nat", 17),
+            ("grp ns/v", 0),
+            ("grp/SSE nat", 17),
+            ("grp il/SSE nat", 17),
             ("4i p diff", 7),
             ("4i n diff", 7),
             ("ex p diff", 7),
@@ -1202,6 +1234,9 @@ fn print_dp_table(
                 "-".to_owned()
             },
             spread(p.ratio(OSSA_INTERLEAVED, SSE_NATIVE)),
+            num(p.ns(GROUPED) * per_vertex),
+            spread(p.ratio(GROUPED, SSE_NATIVE)),
+            spread(p.ratio(GROUPED_INTERLEAVED, SSE_NATIVE)),
             sci(r.diff.0),
             sci(r.diff.1),
             sci(r.exact_diff.0),

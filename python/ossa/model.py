@@ -94,6 +94,7 @@ class OptimizeFlag(enum.IntFlag):
     TRIANGLE_ORDER = 2
     VERTEX_ORDER = 4
     BONE_ORDER = 8
+    SKIN_ORDER = 16
 
 
 class View(enum.IntEnum):

@@ -56,6 +56,11 @@ pub const OSSA_OPTIMIZE_VERTEX_ORDER: u32 = 4;
 /// pre-order: each bone's subtree stays together), after the vertex and triangle orders; a model
 /// whose vertices use no bone keeps its order.
 pub const OSSA_OPTIMIZE_BONE_ORDER: u32 = 8;
+/// Save/optimise flag: renumber each mesh's vertices so that those of one influence set (the
+/// same bones and weights, skinned alike) are contiguous, sets and their vertices in the order
+/// the triangles first use them; triangles keep their order. Skinning then meets long runs
+/// under one matrix. After the vertex and triangle orders.
+pub const OSSA_OPTIMIZE_SKIN_ORDER: u32 = 16;
 
 /// Result codes: values are stable and never reused.
 #[repr(u32)]
@@ -133,6 +138,7 @@ const _: () = {
     assert!(OSSA_OPTIMIZE_TRIANGLE_ORDER == optimize::OPTIMIZE_TRIANGLE_ORDER);
     assert!(OSSA_OPTIMIZE_VERTEX_ORDER == optimize::OPTIMIZE_VERTEX_ORDER);
     assert!(OSSA_OPTIMIZE_BONE_ORDER == optimize::OPTIMIZE_BONE_ORDER);
+    assert!(OSSA_OPTIMIZE_SKIN_ORDER == optimize::OPTIMIZE_SKIN_ORDER);
     assert!(size_of::<ossa_mat3x4>() == size_of::<Mat3x4>());
     assert!(align_of::<ossa_mat3x4>() == align_of::<Mat3x4>());
     assert!(size_of::<ossa_frame_blend>() == size_of::<FrameBlend>());

@@ -130,7 +130,7 @@ pub unsafe extern "C" fn ossa_model_optimize(
 }
 
 fn check_optimize_flags(flags: u32) -> Result<u32> {
-    if flags & !optimize::OPTIMIZE_ALL != 0 {
+    if flags & !optimize::OPTIMIZE_KNOWN != 0 {
         return Err(Error::invalid_argument(format!(
             "unknown optimisation flags {flags:#x}"
         )));

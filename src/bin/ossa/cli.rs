@@ -212,6 +212,12 @@ pub struct ConvertArgs {
     /// keep bones no vertex uses (default: the optimisations the formats ask of a saver)
     #[arg(long)]
     pub keep_order: bool,
+    /// Number each mesh's vertices so that those of one influence set (the same bones and
+    /// weights) are contiguous, in the order the triangles first use them; triangles keep their
+    /// order. ossa, and an engine that skins on the CPU, then meet long runs of vertices under
+    /// one matrix (OSSA_OPTIMIZE_SKIN_ORDER)
+    #[arg(long)]
+    pub skin_order: bool,
     /// MM2 .skel and .mod: move the rest pose's bone rotations and scales into the vertices and
     /// frames, so that the skeleton is offsets only (the skinned mesh is unchanged)
     #[arg(long)]

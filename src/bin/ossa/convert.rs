@@ -22,6 +22,7 @@ struct Settings {
     scale: Option<f32>,
     max_influences: Option<usize>,
     keep_order: bool,
+    skin_order: bool,
     bake_scale: bool,
     engine: Option<Engine>,
     sidecars: bool,
@@ -81,6 +82,7 @@ impl Settings {
             scale,
             max_influences,
             keep_order: args.keep_order,
+            skin_order: args.skin_order,
             bake_scale: args.bake_scale,
             engine,
             sidecars: args.sidecars,
@@ -99,6 +101,8 @@ struct Job<'a> {
     max_influences: usize,
     /// Apply the savers' optimisations (targets that ask for them, without --keep-order).
     optimize: bool,
+    /// Number vertices by influence set (--skin-order).
+    skin_order: bool,
     bake_scale: bool,
     /// IQM for an engine, with its sidecars.
     engine: Option<Engine>,
@@ -175,6 +179,9 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
             target.name()
         ));
     }
+    if c.keep_order && c.skin_order {
+        return usage_error("--keep-order and --skin-order ask for two orders: give one");
+    }
     if !matches!(target, Format::Mm2Skel | Format::Mm2Mod) && c.bake_scale {
         return usage_error(&format!(
             "--bake-scale is for MM2 output (.skel, .mod), not {}",
@@ -207,6 +214,7 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
         scale: c.scale.unwrap_or(1.0),
         max_influences: c.max_influences.unwrap_or(0),
         optimize: optimized_target(target) && !c.keep_order,
+        skin_order: c.skin_order,
         bake_scale: c.bake_scale,
         engine: c.engine,
         sidecars: c.sidecars,
@@ -234,10 +242,26 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
         job.target,
         Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::SimsMsh | Format::Mm2Mod
     );
-    let (model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
+    let (mut model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
     let shown = output.display();
+    // Targets the savers optimise take the skin order with their other orders (after them);
+    // the others take it here.
+    let mut skin_note = None;
+    if job.skin_order && !job.optimize {
+        let (ordered, report) = model.optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER)?;
+        model = ordered;
+        skin_note = Some(format!(
+            "skin order: {} vertices renumbered",
+            report.vertices_moved
+        ));
+    }
     if job.target == Format::Iqm && (job.engine.is_some() || job.sidecars) {
-        return convert_for_engine(input, output, model, warnings, job);
+        return convert_for_engine(input, output, model, warnings, job).map(|mut done| {
+            if let Some(note) = skin_note {
+                done.line = format!("{}; {note}", done.line);
+            }
+            done
+        });
     }
     let (bytes, line) = match job.target {
         #[cfg(feature = "gltf")]
@@ -279,6 +303,10 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
     };
     std::fs::write(output, &bytes)
         .map_err(|e| ossa::Error::io(format!("{shown}: cannot write: {e}"), Some(e)))?;
+    let line = match skin_note {
+        Some(note) => format!("{line}; {note}"),
+        None => line,
+    };
     Ok(Converted { line, warnings })
 }
 
@@ -499,7 +527,12 @@ fn save_optimized(
         return Ok((model.save(format)?, None));
     }
     let model = tags_as_attachments(model)?;
-    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL)?;
+    let skin = if job.skin_order {
+        ossa::optimize::OPTIMIZE_SKIN_ORDER
+    } else {
+        0
+    };
+    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL | skin)?;
     match optimized.save(format) {
         Ok(bytes) => Ok((bytes, describe_optimized(&report, format))),
         // What does not fit is named in the input's numbering of bones, meshes and vertices,
