@@ -1302,6 +1302,26 @@ uint32_t ossa_skin_mesh(const struct ossa_model *model,
                         const struct ossa_skin_target *target);
 
 /**
+ * Skins every mesh of the model, whole, in one call: `targets[m]` receives mesh `m` (vertex
+ * `v` at element `v`), as ossa_skin_mesh would with first 0 and count its vertex count.
+ * `target_count` must be the model's mesh count and each target must hold its mesh's
+ * vertices; the model, bones, flags and every target are checked before anything is written.
+ * Targets of different meshes may share a buffer (a later mesh's elements written over an
+ * earlier's where they overlap); `bones` inside the bytes any target writes is
+ * OSSA_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `model` is a live handle; `bones` holds `bone_count` matrices; `targets` holds
+ * `target_count` entries, each describing writable buffers of the sizes it states.
+ */
+uint32_t ossa_skin_model(const struct ossa_model *model,
+                         const struct ossa_mat3x4 *bones,
+                         size_t bone_count,
+                         uint32_t flags,
+                         const struct ossa_skin_target *targets,
+                         size_t target_count);
+
+/**
  * Fills in the defaults and size: 256x256, three-quarter view, opaque dark grey, no flags.
  *
  * # Safety

@@ -1046,3 +1046,64 @@ fn a_suit_of_many_skins_dresses_in_linear_memory() {
         peaks[1]
     );
 }
+
+/// In-run vertices of a model's meshes: what --skin-order is for.
+fn in_runs(model: &Model) -> usize {
+    model.meshes().iter().map(|m| m.skin_layout().in_runs).sum()
+}
+
+#[test]
+fn skin_order_groups_vertices_for_every_target_and_says_how_many_moved() {
+    let Some(dpm) = corpus("dpm") else {
+        return;
+    };
+    let dir = TempDir::new("cli", "skin-order");
+    let input = dpm.join("xon_okrobot1.dpm");
+    let source = Model::load_file(&input, &LoadOptions::default()).unwrap();
+    let input = input.to_str().unwrap();
+    // DPM: with the saver's optimisations, after them.
+    let run = ossa(
+        &dir,
+        &["convert", input, "-o", "grouped.dpm", "--skin-order"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("vertices"), "{}", run.stdout);
+    let grouped = Model::load_file(dir.path("grouped.dpm"), &LoadOptions::default()).unwrap();
+    assert_eq!(grouped.info().vertex_count, source.info().vertex_count);
+    assert!(
+        in_runs(&grouped) > 7000 && in_runs(&source) < 1000,
+        "{} -> {}",
+        in_runs(&source),
+        in_runs(&grouped)
+    );
+    // glTF: on its own, said on the line.
+    let run = ossa(
+        &dir,
+        &["convert", input, "-o", "grouped.glb", "--skin-order"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("; skin order: 7522 vertices renumbered"),
+        "{}",
+        run.stdout
+    );
+    let run = ossa(
+        &dir,
+        &[
+            "convert",
+            input,
+            "-o",
+            "x.dpm",
+            "--skin-order",
+            "--keep-order",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("--keep-order and --skin-order ask for two orders: give one"),
+        "{}",
+        run.stderr
+    );
+}

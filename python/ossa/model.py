@@ -695,6 +695,36 @@ class Model:
         del keep
         return result
 
+    def skin_model(
+        self,
+        pose: npt.ArrayLike,
+        *,
+        normals: bool = True,
+        normalize: bool = False,
+    ) -> tuple[Skinned, ...]:
+        """Skins every mesh, whole, with a pose from `pose`, in one call of the library.
+
+        Returns one (positions, normals) per mesh, as `skin` gives for each; `normals=False`
+        skips normals; `normalize` makes them unit length.
+        """
+        bones = _as_matrices(pose, self.info.bone_count, "pose")
+        count = self.info.mesh_count
+        targets = ffi.new("ossa_skin_target[]", max(count, 1))
+        results = []
+        keep: list[Any] = []
+        for m in range(count):
+            _, _, _, result, target, kept = self._skin_target(m, 0, None, None, normals)
+            targets[m] = target[0]
+            results.append(result)
+            keep.extend(kept)
+        flags = lib.OSSA_SKIN_NORMALIZE if normalize else 0
+        check(
+            lib.ossa_skin_model(self._ptr, _matrix_pointer(bones), len(bones), flags, targets, count),
+            "ossa_skin_model",
+        )
+        del keep
+        return tuple(results)
+
     def bind_vertices(
         self,
         mesh: int | Mesh,

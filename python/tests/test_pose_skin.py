@@ -120,6 +120,21 @@ def test_skin_writes_into_caller_arrays(zombie: ossa.Model) -> None:
         zombie.pose(zombie.info.frame_count)
 
 
+def test_skin_model_is_every_mesh_skinned(zombie: ossa.Model) -> None:
+    pose = zombie.pose(FRAME)
+    every = zombie.skin_model(pose, normalize=True)
+    assert len(every) == len(zombie.meshes) == 2
+    for mesh, skinned in zip(zombie.meshes, every):
+        alone = zombie.skin(mesh, pose, normalize=True)
+        assert skinned.positions.shape == (mesh.vertex_count, 3)
+        assert np.array_equal(skinned.positions, alone.positions)
+        assert skinned.normals is not None and alone.normals is not None
+        assert np.array_equal(skinned.normals, alone.normals)
+    assert all(s.normals is None for s in zombie.skin_model(pose, normals=False))
+    with pytest.raises(ossa.InvalidArgumentError, match=r"\(34, 3, 4\)"):
+        zombie.skin_model(pose[:10])
+
+
 def test_gpu_data(zombie: ossa.Model) -> None:
     inverse = homogeneous(zombie.inverse_bind())
     assert np.allclose(inverse @ homogeneous(zombie.pose(0)), np.eye(4), atol=1e-4)

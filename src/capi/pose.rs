@@ -398,3 +398,56 @@ pub unsafe extern "C" fn ossa_skin_mesh(
         )
     })
 }
+
+/// Skins every mesh of the model, whole, in one call: `targets[m]` receives mesh `m` (vertex
+/// `v` at element `v`), as ossa_skin_mesh would with first 0 and count its vertex count.
+/// `target_count` must be the model's mesh count and each target must hold its mesh's
+/// vertices; the model, bones, flags and every target are checked before anything is written.
+/// Targets of different meshes may share a buffer (a later mesh's elements written over an
+/// earlier's where they overlap); `bones` inside the bytes any target writes is
+/// OSSA_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `model` is a live handle; `bones` holds `bone_count` matrices; `targets` holds
+/// `target_count` entries, each describing writable buffers of the sizes it states.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ossa_skin_model(
+    model: *const ossa_model,
+    bones: *const ossa_mat3x4,
+    bone_count: usize,
+    flags: u32,
+    targets: *const ossa_skin_target,
+    target_count: usize,
+) -> u32 {
+    guard(ptr::null_mut(), || {
+        let model = model_ref(model)?;
+        let bones = bones_in(model, bones, bone_count, "bones")?;
+        let meshes = model.meshes();
+        if target_count != meshes.len() {
+            return Err(Error::invalid_argument(format!(
+                "{target_count} targets given, the model has {} meshes",
+                meshes.len()
+            )));
+        }
+        let entries: &[ossa_skin_target] = if target_count == 0 {
+            &[]
+        } else if targets.is_null() {
+            return Err(null("targets"));
+        } else {
+            // SAFETY: the caller's contract: `targets` holds `target_count` entries.
+            unsafe { std::slice::from_raw_parts(targets, target_count) }
+        };
+        let mut made = Vec::with_capacity(entries.len());
+        for (m, (entry, mesh)) in entries.iter().zip(meshes).enumerate() {
+            let target = CTarget::new(entry).map_err(|e| e.within(format!("targets[{m}]")))?;
+            target
+                .check_disjoint(
+                    Span::of(bones.as_ptr(), bones.len(), "bones"),
+                    mesh.vertex_count(),
+                )
+                .map_err(|e| e.within(format!("targets[{m}]")))?;
+            made.push(target);
+        }
+        model.skin_model(bones, flags, &mut made)
+    })
+}

@@ -14,6 +14,7 @@
 mod f4;
 mod plan;
 mod portable;
+mod whole;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
