@@ -142,11 +142,11 @@ pub(super) fn get_indexed<T, I>(
 }
 
 /// [`get_indexed`] for an item `find` looks up (one inside another).
-pub(super) fn get_found<T, I>(
+pub(super) fn get_found<'m, T, I>(
     model: *const ossa_model,
     out: *mut I,
-    find: impl FnOnce(&Model) -> Result<&T>,
-    describe: impl FnOnce(&T) -> I,
+    find: impl FnOnce(&'m Model) -> Result<T>,
+    describe: impl FnOnce(T) -> I,
 ) -> u32 {
     guard(ptr::null_mut(), || {
         let model = model_ref(model)?;

@@ -259,21 +259,14 @@ pub unsafe extern "C" fn ossa_mesh_get_skin_frame(
         |m| {
             let found = nth(m.meshes(), mesh, "mesh", &|| "the model".to_owned())?;
             let s = nth(found.skins(), skin, "skin", &|| format!("mesh {mesh}"))?;
-            nth(&s.frames, frame, "frame", &|| {
+            let f = nth(&s.frames, frame, "frame", &|| {
                 format!("mesh {mesh} skin {skin}")
             })?;
-            Ok(s)
+            Ok((s, f))
         },
-        |s| ossa_skin_frame {
-            // Checked by `find`.
-            material: s
-                .frames
-                .get(frame as usize)
-                .map_or(c_name(b"\0"), |f| c_name(f.material.as_bytes_with_nul())),
-            shader_text: s
-                .frames
-                .get(frame as usize)
-                .map_or(c_name(b"\0"), |f| c_name(f.shader_text.as_bytes_with_nul())),
+        |(s, f)| ossa_skin_frame {
+            material: c_name(f.material.as_bytes_with_nul()),
+            shader_text: c_name(f.shader_text.as_bytes_with_nul()),
             frame_count: count_u32(s.frames.len()),
             interval: s.interval,
         },
