@@ -50,24 +50,16 @@ fn in_child_with(case: &str, dir: &Path, address_space: Option<u64>, max_bytes: 
         .env(CASE, case)
         .env(DIR, dir)
         .env(MAX_BYTES, max_bytes.to_string())
-        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(bytes) = address_space {
         cmd.env(ADDRESS_SPACE, bytes.to_string());
     }
-    let child = cmd.spawn().unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut stdout = child.stdout.unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
-    let mut status = 0;
-    // SAFETY: the pid is our own child's, not yet waited for; status is writable.
-    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert_eq!(waited, pid);
+    let output = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
-        libc::WIFEXITED(status),
-        "case {case}: the child ended by signal {} (an abort is a failed allocation); it printed\n{text}",
-        libc::WTERMSIG(status)
+        output.status.code().is_some(),
+        "case {case}: the child ended by signal {:?} (an abort is a failed allocation); it printed\n{text}",
+        std::os::unix::process::ExitStatusExt::signal(&output.status)
     );
     let line = text
         .lines()
@@ -113,7 +105,6 @@ fn report(r: ossa::Result<Model>) -> String {
         Err(e) => format!("{} {e}", e.code().name()),
     }
 }
-
 
 /// A glTF whose one mesh's POSITION accessor holds `count` elements and has no bufferView (all
 /// zeros), with a sparse substitution of one element where `sparse`.

@@ -739,8 +739,8 @@ pub(crate) fn build(
             };
             let mut off = 0usize;
             let mut worst = (0usize, 1.0f32);
-            for v in 0..nv {
-                let (p, nrm) = (position(v), normals[v]);
+            for (v, &nrm) in normals.iter().enumerate() {
+                let p = position(v);
                 let first = influences.len();
                 match skin {
                     Some((s, skin)) => {
