@@ -9,10 +9,10 @@ mod corpus;
 #[path = "counting_alloc/mod.rs"]
 #[allow(dead_code)]
 mod counting_alloc;
-#[path = "memory_fs/mod.rs"]
-mod memory_fs;
 #[path = "glb_bytes/mod.rs"]
 mod glb_bytes;
+#[path = "memory_fs/mod.rs"]
+mod memory_fs;
 use glb_bytes::{glb, glb_bin, glb_json};
 
 #[global_allocator]
@@ -254,7 +254,6 @@ fn export_then_import_gives_the_model_back() {
     }
 }
 
-
 /// POSITION's bounds of every primitive, as the file declares them.
 fn position_bounds(json: &Value) -> Vec<f64> {
     let mut out = Vec::new();
@@ -331,7 +330,6 @@ fn an_imported_export_exports_again_in_the_same_frame() {
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
-
 
 /// Two joints (a root and a child one unit up), one triangle skinned to both, and a two-key
 /// LINEAR rotation of the child: the bytes and the JSON, to break.
