@@ -1,10 +1,11 @@
 //! The densest files of the mesh formats that have no writer for models dense in one thing:
 //! Sims SKN and BMF, Sims MSH and MM2 `.mod`, built by hand with every record as short as the
 //! format lets it be (one-character numbers, one-byte names, indices 0), and each file dense in
-//! one kind of record: vertices, faces, bone bindings, blends, names.
+//! one kind of record: vertices, faces, bone bindings, blends, names. And DPM files dense in
+//! what the library's models dense in vertices, frames or bones are not: meshes, palette sets.
 #![allow(dead_code)]
 
-use ossa::Format;
+use ossa::{Bone, Format, Frame, Influence, Mat3x4, MeshParts, Model, ModelParts, Name};
 
 /// About how many bytes each file is made to hold.
 pub const SIZE: usize = 1 << 20;
@@ -209,4 +210,84 @@ pub fn files() -> Vec<(Format, String, Vec<u8>)> {
         out.push((Format::Mm2Mod, format!("hand: {what}"), m.text()));
     }
     out
+}
+
+/// A DPM model of `bones` bones in a chain, at rest, one frame.
+fn dpm_parts(bones: usize) -> ModelParts {
+    let mut parts = ModelParts::new(Format::Dpm);
+    parts.bones = (0..bones)
+        .map(|b| Bone {
+            name: Name::from(format!("b{b}").as_str()),
+            parent: b as i32 - 1,
+            flags: 0,
+        })
+        .collect();
+    parts.frames = vec![Frame::named("f")];
+    parts.poses = vec![Mat3x4::IDENTITY; bones].into();
+    parts
+}
+
+/// A mesh of `vertices` vertices, each of `influences(v)`, and one triangle when it has three
+/// vertices.
+fn dpm_mesh(vertices: usize, influences: impl Fn(usize) -> Vec<Influence>) -> MeshParts {
+    let mut starts = vec![0u32];
+    let mut all = Vec::new();
+    for v in 0..vertices {
+        all.extend(influences(v));
+        starts.push(all.len() as u32);
+    }
+    MeshParts {
+        name: Name::from("m"),
+        shader: Name::from("s"),
+        influence_start: starts,
+        influences: all,
+        indices: if vertices >= 3 {
+            vec![0, 1, 2]
+        } else {
+            Vec::new()
+        },
+        texcoords: Some(vec![[0.0; 2]; vertices]),
+        ..MeshParts::default()
+    }
+}
+
+/// `origin` on `bone`, of weight `weight`.
+fn influence(bone: u32, weight: f32, origin: [f32; 3]) -> Influence {
+    Influence {
+        origin: origin.map(|x| x * weight),
+        weight,
+        normal: [0.0, 0.0, weight],
+        bone,
+    }
+}
+
+/// DPM files dense in what makes a model's meshes cost most: meshes without vertices (a
+/// 56-byte header each), vertices of two influences whose weights no other vertex has (each a
+/// palette set of its own), and small meshes each on another bone of many.
+pub fn dpm_files() -> Vec<(String, Vec<u8>)> {
+    let mut empty = dpm_parts(1);
+    empty.meshes = (0..10_000).map(|_| dpm_mesh(0, |_| Vec::new())).collect();
+    let mut sets = dpm_parts(2);
+    let n = 20_000;
+    sets.meshes = vec![dpm_mesh(n, |v| {
+        let w = (v + 1) as f32 / (n + 2) as f32;
+        let p = [1.0 + (v % 7) as f32, 2.0, 3.0];
+        vec![influence(0, w, p), influence(1, 1.0 - w, p)]
+    })];
+    let mut spread = dpm_parts(2000);
+    spread.meshes = (0..2000)
+        .map(|m| dpm_mesh(3, |_| vec![influence(m as u32, 1.0, [0.0; 3])]))
+        .collect();
+    [
+        ("hand: empty meshes", empty),
+        ("hand: a palette set a vertex", sets),
+        ("hand: a mesh a bone", spread),
+    ]
+    .into_iter()
+    .map(|(what, parts)| {
+        let model = Model::from_parts(parts).expect("a valid model");
+        let bytes = ossa::dpm::write(&model).expect("a DPM");
+        (what.to_owned(), bytes)
+    })
+    .collect()
 }
