@@ -837,6 +837,34 @@ impl Model {
         Model::assemble(parts)
     }
 
+    /// What [`Model::from_checked_parts`] holds for a bound model beyond its parts, as
+    /// `(count, bytes each)` for a loader's
+    /// [`reserve_parts`](crate::format::Checker::reserve_parts). Per bone: its bind pose and
+    /// the inverse, its slots in the bones' name index (four at most), and what checking the
+    /// poses chained through the parents takes (a pair of floats, an f64 matrix). Per frame:
+    /// its slots in the frames' name index, made at the first lookup. Per mesh: the mesh made
+    /// anew from its parts (both held a moment). And each mesh's layout for skinning, over the
+    /// model's bones, bounded per vertex, influence, bone and mesh
+    /// ([`crate::skin::LAYOUT_VERTEX`]).
+    pub(crate) fn assembly_parts(
+        bones: u64,
+        frames: u64,
+        meshes: u64,
+        vertices: u64,
+        influences: u64,
+    ) -> [(u64, u64); 5] {
+        use crate::skin::{LAYOUT_BONE, LAYOUT_INFLUENCE, LAYOUT_MESH, LAYOUT_VERTEX};
+        let bone = (2 * size_of::<Mat3x4>() + 4 * 4 + 2 * 4 + size_of::<[f64; 12]>()) as u64;
+        let mesh = (size_of::<MeshParts>() + size_of::<Mesh>()) as u64;
+        [
+            (bones, bone + LAYOUT_BONE),
+            (frames, 4 * 4),
+            (meshes, mesh + LAYOUT_MESH),
+            (vertices, LAYOUT_VERTEX),
+            (influences, LAYOUT_INFLUENCE),
+        ]
+    }
+
     /// For loaders, which check their files as they read them (with byte offsets), so the rules
     /// are checked once; debug builds check them again. What only the whole model shows (poses
     /// chained through the parents, the bind pose's inverses) is checked here, for every format.

@@ -3,7 +3,8 @@
 //! vertices, in frames or in bones, the samples the fuzzers start from, and hand-made
 //! encodings smaller than a writer's), asserted under a bound per format and printed as the
 //! table of docs/rules.md. And a load never holds more than its `max_bytes`: just below what a
-//! file needs, the load is a `Limit` within that many bytes.
+//! file needs, the load is a `Limit` within that many bytes, and at it the load holds little
+//! more than it was charged.
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/check.rs"]
@@ -11,6 +12,8 @@ mod check;
 mod common;
 #[allow(dead_code)]
 mod counting_alloc;
+mod dense_meshes;
+mod json_cases;
 #[path = "../fuzz/src/samples.rs"]
 mod samples;
 
@@ -31,16 +34,16 @@ const MIN_SIZE: usize = 16 << 10;
 /// Per format, the most heap a load may hold per byte of the file, from the table measured
 /// with some margin (docs/rules.md lists the measured figures).
 const BOUNDS: &[(Format, f64)] = &[
-    (Format::Dpm, 3.0),
+    (Format::Dpm, 20.0),
     (Format::Skm, 2.0),
     (Format::Skp, 3.0),
-    (Format::SimsSkn, 12.0),
-    (Format::SimsBmf, 10.0),
-    (Format::SimsMsh, 12.0),
+    (Format::SimsSkn, 13.0),
+    (Format::SimsBmf, 13.0),
+    (Format::SimsMsh, 3.0),
     (Format::SimsCmx, 5.0),
     (Format::SimsBcf, 5.0),
     (Format::Mm2Skel, 2.0),
-    (Format::Mm2Mod, 5.0),
+    (Format::Mm2Mod, 46.0),
     (Format::Dmf, 8.0),
     (Format::DmfJson, 8.0),
     (Format::Iqm, 8.0),
@@ -143,6 +146,10 @@ fn files() -> Vec<(Format, String, Vec<u8>)> {
     for (name, bytes) in dense_dmf_json() {
         out.push((Format::DmfJson, name.to_owned(), bytes));
     }
+    out.extend(dense_meshes::files());
+    for (origin, bytes) in dense_meshes::dpm_files() {
+        out.push((Format::Dpm, origin, bytes));
+    }
     out
 }
 
@@ -234,4 +241,72 @@ fn no_load_holds_more_than_its_max_bytes() {
         }
     }
     assert!(seen.len() >= 6, "{seen:?}");
+}
+
+/// A load holds about what it is charged: for the densest files of the mesh formats without a
+/// writer for them, just below what a file needs is a `Limit`, and at it the load holds at most
+/// a quarter more than that.
+#[test]
+fn dense_meshes_hold_what_they_are_charged() {
+    for (format, origin, bytes) in dense_meshes::files() {
+        let need = need(format, &bytes);
+        let below = need - 1;
+        let (r, refused) = peak_of(|| Model::load(&bytes, &options(format, below)));
+        let e = r.expect_err("below what the file needs");
+        assert_eq!(
+            e.code(),
+            ErrorCode::Limit,
+            "{} {origin}: {e}",
+            format.name()
+        );
+        assert!(
+            refused as u64 <= below,
+            "{} {origin}: {refused} bytes held under max_bytes {below}",
+            format.name()
+        );
+        let (r, peak) = peak_of(|| Model::load(&bytes, &options(format, need)));
+        r.unwrap_or_else(|e| panic!("{} {origin}: {e}", format.name()));
+        eprintln!(
+            "{} {origin}: {} bytes need max_bytes {need}; the load holds {peak} ({:.2}x)",
+            format.name(),
+            bytes.len(),
+            peak as f64 / need as f64
+        );
+        assert!(
+            peak as f64 <= 1.25 * need as f64,
+            "{} {origin}: {peak} bytes held at max_bytes {need}",
+            format.name()
+        );
+    }
+}
+
+/// A DPM load holds what it is charged: at the least `max_bytes` that loads each dense DPM
+/// file (the writer's on the dense models, and the hand-made ones), found by raising the limit
+/// to what each refusal says the load needs, the load holds at most a quarter more than it,
+/// and a byte less is a `Limit`.
+#[test]
+fn dense_dpm_files_hold_what_they_are_charged() {
+    let written = dense_models().into_iter().map(|(name, model)| {
+        (
+            format!("written: {name}"),
+            ossa::dpm::write(&model).unwrap(),
+        )
+    });
+    for (origin, bytes) in written.chain(dense_meshes::dpm_files()) {
+        let load = |limit| Model::load(&bytes, &options(Format::Dpm, limit));
+        let least = json_cases::least_limit(&origin, load);
+        let e = load(least - 1).expect_err("below the least limit");
+        assert_eq!(e.code(), ErrorCode::Limit, "DPM {origin}: {e}");
+        let (r, peak) = peak_of(|| load(least));
+        r.unwrap_or_else(|e| panic!("{origin}: {e}"));
+        eprintln!(
+            "DPM {origin}: {} bytes load at max_bytes {least} at the least, holding {peak} ({:.2}x)",
+            bytes.len(),
+            peak as f64 / least as f64
+        );
+        assert!(
+            peak as f64 <= 1.25 * least as f64,
+            "DPM {origin}: {peak} bytes held at max_bytes {least}"
+        );
+    }
 }

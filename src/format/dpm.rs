@@ -19,7 +19,7 @@ use crate::format::binary::{
 };
 use crate::format::{Checker, Format, total};
 use crate::math::Mat3x4;
-use crate::model::{Animation, Bone, Extent, Frame, MeshParts, Model, ModelParts, Name};
+use crate::model::{Animation, Bone, Extent, Frame, Influence, MeshParts, Model, ModelParts, Name};
 
 type Be = BigEndian;
 
@@ -35,6 +35,23 @@ const NAME_SIZE: usize = 32;
 const EXTENT_SIZE: usize = 32;
 /// Where a frame record's pose offset lies: after its name and bounds.
 const FRAME_OFS_POSES: usize = NAME_SIZE + EXTENT_SIZE;
+
+// Heap what the file holds takes in the model's parts, for the memory limit, beside each
+// influence and pose (and what the model makes of the parts, Model::assembly_parts).
+/// A name of a 32-byte field without a NUL in its first bytes is held on the heap, with one.
+const NAME_HEAP: u64 = NAME_SIZE as u64 + 1;
+/// A vertex: where its influences start, its texcoord.
+const VERTEX_COST: u64 = 4 + 8;
+/// A triangle: three indices and a group id.
+const TRIANGLE_COST: u64 = 3 * 4 + 4;
+/// A frame: its layout and the frame made of it (made apart, held together at the most), its
+/// scene, and their names.
+const FRAME_COST: u64 =
+    (size_of::<FrameLayout>() + size_of::<Frame>() + size_of::<Animation>()) as u64 + 2 * NAME_HEAP;
+/// A bone, and its name.
+const BONE_COST: u64 = size_of::<Bone>() as u64 + NAME_HEAP;
+/// A mesh's layout, with its shader's name, which its parts take over.
+const MESH_COST: u64 = size_of::<MeshLayout>() as u64 + NAME_HEAP;
 
 /// DarkPlaces plays a frame without a scene file as a scene of its own at this rate.
 const DEFAULT_FPS: f32 = 10.0;
@@ -375,15 +392,27 @@ fn read_as(data: &[u8], measure: bool, ck: &mut Checker) -> Result<Option<ModelP
     let verts = total(layouts.iter().map(|l| l.num_verts.into()));
     let tris = total(layouts.iter().map(|l| l.num_tris.into()));
     let (num_frames, num_bones) = (u64::from(h.num_frames), u64::from(h.num_bones));
+    let meshes = layouts.len() as u64;
+    let [bone, frame, mesh, vertex, influence] =
+        Model::assembly_parts(num_bones, num_frames, meshes, verts, influences);
     ck.reserve_parts(
         &[
-            (influences, 32),
-            (verts, 4 + 8),
-            (tris, 16),
+            (influences, size_of::<Influence>() as u64),
+            (verts, VERTEX_COST),
+            (tris, TRIANGLE_COST),
             // Two u32s: the product is exact.
-            (num_frames.saturating_mul(num_bones), 48),
-            (num_frames, 96),
-            (num_bones, 160),
+            (
+                num_frames.saturating_mul(num_bones),
+                size_of::<Mat3x4>() as u64,
+            ),
+            (num_frames, FRAME_COST),
+            (num_bones, BONE_COST),
+            (meshes, MESH_COST),
+            bone,
+            frame,
+            mesh,
+            vertex,
+            influence,
         ],
         "the model",
     )?;

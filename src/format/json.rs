@@ -2,12 +2,15 @@
 //! value, so that a format's rules can name where a file breaks them, and the pieces of writing
 //! it (strings, numbers that read back to the same bits), plus the base64 of `data:` URLs.
 //!
-//! The reader is recursive with a depth limit, so deep nesting cannot overflow the stack. It is
-//! given the [`Shape`] of the document the format reads: a member no rule reads is checked
-//! (syntax and depth) and skipped without being built, and reported to the format where it is
-//! met. What the tree it builds holds is charged to the load's memory limit as it grows: strings
-//! without escapes borrow from the input, each list is allocated once at its exact size, and
-//! every value costs a few dozen bytes.
+//! The reader is a [`Lexer`], which checks the text and builds nothing but the strings it is
+//! asked for, under a tree builder, recursive with a depth limit so that deep nesting cannot
+//! overflow the stack. The builder is given the [`Shape`] of the document the format reads: a
+//! member no rule reads is checked (syntax and depth) and skipped without being built, and
+//! reported to the format's [`Sink`] where it is met; the sink may also take the items of some
+//! lists one at a time, so that they are never held as a tree. What the tree holds, with what
+//! the sink keeps, is charged to the load's memory limit as it grows: strings without escapes
+//! borrow from the input, each list is allocated once at its exact size, and every value costs
+//! a few dozen bytes.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -117,6 +120,59 @@ impl<'a> Value<'a> {
     }
 }
 
+/// What a format does with a document beside building its tree: it is told of the members its
+/// shape does not know, and may take the items of some lists one at a time (streamed: each item
+/// is parsed, handed to [`Sink::take`] and dropped before the next, and the tree keeps the list
+/// as an empty array, to say it was there).
+pub(crate) trait Sink {
+    /// What names a streamed list to the sink.
+    type List: Copy;
+
+    /// Told of each member the shape does not know, as it is met: the steps to it (its key
+    /// last), its line and the byte offset of its key. An error ends the parse.
+    fn unknown(
+        &mut self,
+        ck: &mut Checker,
+        steps: &[Step<'_>],
+        line: u32,
+        offset: u64,
+    ) -> Result<()>;
+
+    /// The list the array under member `key` of an object of `shape` is streamed as; None: it
+    /// is built into the tree.
+    fn stream(&self, _shape: &'static Shape, _key: &str) -> Option<Self::List> {
+        None
+    }
+
+    /// Item `index` of `list` is about to be parsed.
+    fn begin(&mut self, _list: Self::List, _index: usize) {}
+
+    /// Item `index` of `list`, whose text starts at byte `offset` on `line`.
+    fn take(&mut self, _list: Self::List, _index: usize, _offset: u64, _line: u32, _item: &Value) {}
+
+    /// Heap what the sink keeps holds: charged to the load's limit with the tree.
+    fn kept(&self) -> u64 {
+        0
+    }
+}
+
+/// A [`Sink`] that streams nothing and tells `on_unknown` of the members the shape does not know.
+struct Told<'c, 'h>(&'c mut OnUnknown<'h>);
+
+impl Sink for Told<'_, '_> {
+    type List = ();
+
+    fn unknown(
+        &mut self,
+        ck: &mut Checker,
+        steps: &[Step<'_>],
+        line: u32,
+        offset: u64,
+    ) -> Result<()> {
+        (self.0)(ck, steps, line, offset)
+    }
+}
+
 /// Parses a whole document (one value, with only whitespace around it and a UTF-8 byte order
 /// mark before it) as `shape` says: members it does not know go to `on_unknown` and are skipped,
 /// and what the tree holds is charged to `ck`'s memory limit (`Limit` once past it).
@@ -126,45 +182,41 @@ pub(crate) fn parse<'a>(
     ck: &mut Checker,
     on_unknown: &mut OnUnknown<'_>,
 ) -> Result<Value<'a>> {
+    parse_into(data, shape, ck, &mut Told(on_unknown))
+}
+
+/// [`parse`], with `sink` told of the members the shape does not know and given the items of
+/// the lists it streams; what it keeps is charged with the tree.
+pub(crate) fn parse_into<'a, S: Sink>(
+    data: &'a [u8],
+    shape: &'static Shape,
+    ck: &mut Checker,
+    sink: &mut S,
+) -> Result<Value<'a>> {
+    let mut lex = Lexer::at(data, 0, 1);
+    if data.starts_with(b"\xEF\xBB\xBF") {
+        lex.pos = 3;
+    }
     let mut p = Parser {
-        data,
-        pos: 0,
-        line: 1,
+        lex,
         ck,
-        on_unknown,
+        sink,
         path: Vec::new(),
         items: Vec::new(),
         members: Vec::new(),
         held: 0,
     };
-    if data.starts_with(b"\xEF\xBB\xBF") {
-        p.pos = 3;
-    }
-    let v = p.value(0, Some(shape))?.unwrap_or(Value {
+    let v = p.value(0, Some(shape), None)?.unwrap_or(Value {
         line: 1,
         kind: Kind::Null,
     });
-    p.skip_ws();
-    if let Some(c) = p.peek() {
-        return Err(p.fail(format!("{} after the document's value", describe(c))));
+    p.lex.skip_ws();
+    if let Some(c) = p.lex.peek() {
+        return Err(p
+            .lex
+            .fail(format!("{} after the document's value", describe(c))));
     }
     Ok(v)
-}
-
-struct Parser<'a, 'c, 'h> {
-    data: &'a [u8],
-    pos: usize,
-    line: u32,
-    ck: &'c mut Checker,
-    on_unknown: &'c mut OnUnknown<'h>,
-    /// Where the parse is, for `on_unknown`: a key or an index, or both, a level.
-    path: Vec<Step<'a>>,
-    /// The items and members of the lists being read, end to end; a list closed moves its own
-    /// to a list of its exact size.
-    items: Vec<Value<'a>>,
-    members: Vec<(Cow<'a, str>, Value<'a>)>,
-    /// Bytes the finished lists and escaped strings of the tree hold.
-    held: u64,
 }
 
 fn describe(c: u8) -> String {
@@ -175,7 +227,21 @@ fn describe(c: u8) -> String {
     }
 }
 
-impl<'a> Parser<'a, '_, '_> {
+/// The text being read: where, and on which line. It checks what it passes as RFC 8259 says,
+/// and builds nothing but the strings it is asked to.
+#[derive(Clone)]
+pub(crate) struct Lexer<'a> {
+    data: &'a [u8],
+    pub pos: usize,
+    pub line: u32,
+}
+
+impl<'a> Lexer<'a> {
+    /// Reading `data` from byte `pos`, which is on `line`.
+    pub fn at(data: &'a [u8], pos: usize, line: u32) -> Lexer<'a> {
+        Lexer { data, pos, line }
+    }
+
     fn fail(&self, message: impl Into<String>) -> Error {
         Error::malformed(format!("JSON: {}", message.into()))
             .on_line(self.line)
@@ -214,188 +280,121 @@ impl<'a> Parser<'a, '_, '_> {
         }
     }
 
-    /// Charges `bytes` more to the tree, with the room the lists being read have taken.
-    fn charge(&mut self, bytes: usize) -> Result<()> {
-        self.held = self.held.saturating_add(bytes as u64);
-        let room = std::mem::size_of::<Value>()
-            .saturating_mul(self.items.capacity())
-            .saturating_add(
-                std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(self.members.capacity()),
-            );
-        let total = self.held.saturating_add(room as u64);
-        let (line, pos) = (self.line, self.pos as u64);
-        self.ck
-            .reserve(total, "the JSON document")
-            .map_err(|e| e.on_line(line).at(pos))
-    }
-
-    /// A value of `shape`; with no shape, a value skipped (checked, not built: None).
-    fn value(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Value<'a>>> {
-        self.skip_ws();
-        let line = self.line;
-        let kind = match self.peek() {
-            None => return Err(self.fail("the data ends where a value should be")),
-            Some(b'{' | b'[') if depth >= MAX_DEPTH => {
-                return Err(Error::limit(format!(
-                    "JSON: arrays and objects nest deeper than {MAX_DEPTH} levels"
-                ))
-                .on_line(line)
-                .at(self.pos as u64));
-            }
-            Some(b'{') => self.object(depth.saturating_add(1), shape)?,
-            Some(b'[') => self.array(depth.saturating_add(1), shape)?,
-            Some(b'"') => self.string(shape.is_some())?.0.map(Kind::String),
-            Some(b't') => self.literal("true", Kind::Bool(true))?,
-            Some(b'f') => self.literal("false", Kind::Bool(false))?,
-            Some(b'n') => self.literal("null", Kind::Null)?,
-            Some(b'-' | b'0'..=b'9') => Some(Kind::Number(self.number()?)),
-            Some(c) => return Err(self.fail(format!("{} where a value should be", describe(c)))),
-        };
-        Ok(match (shape, kind) {
-            (Some(_), Some(kind)) => Some(Value { line, kind }),
-            _ => None,
-        })
-    }
-
-    fn literal(&mut self, word: &str, kind: Kind<'a>) -> Result<Option<Kind<'a>>> {
+    fn literal(&mut self, word: &str) -> Result<()> {
         let end = self.pos.saturating_add(word.len());
         if self.data.get(self.pos..end) == Some(word.as_bytes()) {
             self.pos = end;
-            Ok(Some(kind))
+            Ok(())
         } else {
             Err(self.fail(format!("expected `{word}`")))
         }
     }
 
-    fn array(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Kind<'a>>> {
-        self.bump();
-        let base = self.items.len();
-        let element = shape.map(Shape::element);
+    fn too_deep(&self, line: u32) -> Error {
+        Error::limit(format!(
+            "JSON: arrays and objects nest deeper than {MAX_DEPTH} levels"
+        ))
+        .on_line(line)
+        .at(self.pos as u64)
+    }
+
+    /// A value at `depth` checked (syntax and depth) and passed, not built.
+    pub fn skip(&mut self, depth: usize) -> Result<()> {
         self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.bump();
-            return Ok(shape.map(|_| Kind::Array(Vec::new())));
+        let line = self.line;
+        match self.peek() {
+            None => Err(self.fail("the data ends where a value should be")),
+            Some(b'{' | b'[') if depth >= MAX_DEPTH => Err(self.too_deep(line)),
+            Some(b'{') => self.skip_object(depth.saturating_add(1)),
+            Some(b'[') => self.skip_array(depth.saturating_add(1)),
+            Some(b'"') => self.string(false).map(|_| ()),
+            Some(b't') => self.literal("true"),
+            Some(b'f') => self.literal("false"),
+            Some(b'n') => self.literal("null"),
+            Some(b'-' | b'0'..=b'9') => self.number().map(|_| ()),
+            Some(c) => Err(self.fail(format!("{} where a value should be", describe(c)))),
         }
-        let mut index = 0usize;
+    }
+
+    /// At an array's `[` or an object's `{`: consumes it, and when the list is empty its
+    /// `close` too (true).
+    fn open(&mut self, close: u8) -> bool {
+        self.bump();
+        self.skip_ws();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.bump();
+        }
+        empty
+    }
+
+    fn skip_array(&mut self, depth: usize) -> Result<()> {
+        if self.open(b']') {
+            return Ok(());
+        }
         loop {
-            let item = if shape.is_some() {
-                self.path.push(Step::Index(index));
-                let item = self.value(depth, element)?;
-                self.path.pop();
-                item
-            } else {
-                self.value(depth, None)?
-            };
-            index = index.saturating_add(1);
-            if let Some(item) = item {
-                let room = self.items.capacity();
-                self.items.push(item);
-                if self.items.capacity() != room {
-                    self.charge(0)?;
-                }
-            }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.bump(),
-                Some(b']') => {
-                    self.bump();
-                    if shape.is_none() {
-                        return Ok(None);
-                    }
-                    let items: Vec<Value<'a>> = self.items.drain(base..).collect();
-                    self.charge(std::mem::size_of::<Value>().saturating_mul(items.len()))?;
-                    return Ok(Some(Kind::Array(items)));
-                }
-                Some(c) => {
-                    return Err(self.fail(format!(
-                        "expected `,` or `]` in an array, found {}",
-                        describe(c)
-                    )));
-                }
-                None => return Err(self.fail("the data ends inside an array")),
+            self.skip(depth)?;
+            if self.list_next(b']')? {
+                return Ok(());
             }
         }
     }
 
-    /// An object; with a shape, the members it knows are built and the others reported and
-    /// skipped (so their keys are not checked for repeats).
-    fn object(&mut self, depth: usize, shape: Option<&'static Shape>) -> Result<Option<Kind<'a>>> {
-        self.bump();
-        let base = self.members.len();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.bump();
-            return Ok(shape.map(|_| Kind::Object(Vec::new())));
+    fn skip_object(&mut self, depth: usize) -> Result<()> {
+        if self.open(b'}') {
+            return Ok(());
         }
         loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(match self.peek() {
-                    Some(c) => self.fail(format!("expected a key, found {}", describe(c))),
-                    None => self.fail("the data ends inside an object"),
-                });
-            }
-            let (key_line, key_pos) = (self.line, self.pos as u64);
-            let (key, raw) = self.string(shape.is_some())?;
+            self.at_key()?;
+            self.string(false)?;
             self.expect(b':', "`:` after the key")?;
-            let v = match (&key, shape) {
-                (Some(k), Some(s)) => {
-                    let member = s.member(k);
-                    if member.is_none() {
-                        self.unknown(raw, key_line, key_pos)?;
-                    }
-                    self.path.push(Step::Key(raw));
-                    let v = self.value(depth, member)?;
-                    self.path.pop();
-                    v
-                }
-                _ => self.value(depth, None)?,
-            };
-            if let (Some(key), Some(v)) = (key, v) {
-                let room = self.members.capacity();
-                self.members.push((key, v));
-                if self.members.capacity() != room {
-                    self.charge(0)?;
-                }
-            }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.bump(),
-                Some(b'}') => {
-                    self.bump();
-                    if shape.is_none() {
-                        return Ok(None);
-                    }
-                    let members: Vec<(Cow<'a, str>, Value<'a>)> =
-                        self.members.drain(base..).collect();
-                    self.charge(
-                        std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(members.len()),
-                    )?;
-                    unique_keys(&members)?;
-                    return Ok(Some(Kind::Object(members)));
-                }
-                Some(c) => {
-                    return Err(self.fail(format!(
-                        "expected `,` or `}}` in an object, found {}",
-                        describe(c)
-                    )));
-                }
-                None => return Err(self.fail("the data ends inside an object")),
+            self.skip(depth)?;
+            if self.list_next(b'}')? {
+                return Ok(());
             }
         }
     }
 
-    /// Tells `on_unknown` of the member `key`, whose key starts at `pos` on `line`.
-    fn unknown(&mut self, key: &'a str, line: u32, pos: u64) -> Result<()> {
-        self.path.push(Step::Key(key));
-        let told = (self.on_unknown)(self.ck, &self.path, line, pos);
-        self.path.pop();
-        told
+    /// After an item of an array (`close` is `]`) or a member of an object (`}`): consumes `,`
+    /// (false) or the closing bracket (true).
+    fn list_next(&mut self, close: u8) -> Result<bool> {
+        let what = if close == b']' {
+            "an array"
+        } else {
+            "an object"
+        };
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.bump();
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.bump();
+                Ok(true)
+            }
+            Some(c) => Err(self.fail(format!(
+                "expected `,` or `{}` in {what}, found {}",
+                close as char,
+                describe(c)
+            ))),
+            None => Err(self.fail(format!("the data ends inside {what}"))),
+        }
+    }
+
+    /// At a member's key (after whitespace), or fails.
+    fn at_key(&mut self) -> Result<()> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'"') => Ok(()),
+            Some(c) => Err(self.fail(format!("expected a key, found {}", describe(c)))),
+            None => Err(self.fail("the data ends inside an object")),
+        }
     }
 
     /// A string at the opening quote, and its text as the file spells it (escapes and all).
-    /// Built (`build`), it is borrowed when it holds no escape, else decoded into a string the
-    /// tree is charged for.
+    /// Built (`build`), it is borrowed when it holds no escape, else decoded into a string of
+    /// its own (which the caller charges for).
     fn string(&mut self, build: bool) -> Result<(Option<Cow<'a, str>>, &'a str)> {
         self.bump();
         let start = self.pos;
@@ -414,7 +413,6 @@ impl<'a> Parser<'a, '_, '_> {
                         None if build => Some(Cow::Borrowed(raw)),
                         None => None,
                         Some(v) => {
-                            self.charge(v.capacity())?;
                             // Escapes give whole characters between the raw text's pieces.
                             let s = String::from_utf8(v)
                                 .map_err(|_| self.fail("a string is not UTF-8"))?;
@@ -541,6 +539,183 @@ impl<'a> Parser<'a, '_, '_> {
     fn digits(&mut self) {
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
             self.bump();
+        }
+    }
+}
+
+/// Builds the tree of a document, streaming the lists its sink takes.
+struct Parser<'a, 'c, S> {
+    lex: Lexer<'a>,
+    ck: &'c mut Checker,
+    sink: &'c mut S,
+    /// Where the parse is, for the sink: a key or an index, or both, a level.
+    path: Vec<Step<'a>>,
+    /// The items and members of the lists being built, end to end; a list closed moves its
+    /// own to a list of its exact size.
+    items: Vec<Value<'a>>,
+    members: Vec<(Cow<'a, str>, Value<'a>)>,
+    /// Bytes the finished lists and escaped strings of the trees being held take.
+    held: u64,
+}
+
+impl<'a, S: Sink> Parser<'a, '_, S> {
+    /// Charges `bytes` more to the tree, with the room the lists being read have taken and
+    /// what the sink keeps.
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        self.held = self.held.saturating_add(bytes as u64);
+        let room = std::mem::size_of::<Value>()
+            .saturating_mul(self.items.capacity())
+            .saturating_add(
+                std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(self.members.capacity()),
+            );
+        let total = self
+            .held
+            .saturating_add(room as u64)
+            .saturating_add(self.sink.kept());
+        let (line, pos) = (self.lex.line, self.lex.pos as u64);
+        self.ck
+            .reserve(total, "the JSON document")
+            .map_err(|e| e.on_line(line).at(pos))
+    }
+
+    /// A string built (see [`Lexer::string`]), its decoded copy charged to the tree.
+    fn string(&mut self) -> Result<(Cow<'a, str>, &'a str)> {
+        let (text, raw) = self.lex.string(true)?;
+        if let Some(Cow::Owned(s)) = &text {
+            self.charge(s.capacity())?;
+        }
+        Ok((text.unwrap_or_default(), raw))
+    }
+
+    /// A value of `shape` (streamed into `list` when it is an array and `list` is given); with
+    /// no shape, a value skipped (checked, not built: None).
+    fn value(
+        &mut self,
+        depth: usize,
+        shape: Option<&'static Shape>,
+        list: Option<S::List>,
+    ) -> Result<Option<Value<'a>>> {
+        let Some(shape) = shape else {
+            self.lex.skip(depth)?;
+            return Ok(None);
+        };
+        self.lex.skip_ws();
+        let line = self.lex.line;
+        let kind = match self.lex.peek() {
+            None => return Err(self.lex.fail("the data ends where a value should be")),
+            Some(b'{' | b'[') if depth >= MAX_DEPTH => return Err(self.lex.too_deep(line)),
+            Some(b'{') => self.object(depth.saturating_add(1), shape)?,
+            Some(b'[') => match list {
+                Some(list) => self.stream(depth.saturating_add(1), shape, list)?,
+                None => self.array(depth.saturating_add(1), shape)?,
+            },
+            Some(b'"') => Kind::String(self.string()?.0),
+            Some(b't') => self.lex.literal("true").map(|_| Kind::Bool(true))?,
+            Some(b'f') => self.lex.literal("false").map(|_| Kind::Bool(false))?,
+            Some(b'n') => self.lex.literal("null").map(|_| Kind::Null)?,
+            Some(b'-' | b'0'..=b'9') => Kind::Number(self.lex.number()?),
+            Some(c) => {
+                return Err(self
+                    .lex
+                    .fail(format!("{} where a value should be", describe(c))));
+            }
+        };
+        Ok(Some(Value { line, kind }))
+    }
+
+    fn array(&mut self, depth: usize, shape: &'static Shape) -> Result<Kind<'a>> {
+        if self.lex.open(b']') {
+            return Ok(Kind::Array(Vec::new()));
+        }
+        let base = self.items.len();
+        let element = shape.element();
+        let mut index = 0usize;
+        loop {
+            self.path.push(Step::Index(index));
+            let item = self.value(depth, Some(element), None)?;
+            self.path.pop();
+            index = index.saturating_add(1);
+            if let Some(item) = item {
+                let room = self.items.capacity();
+                self.items.push(item);
+                if self.items.capacity() != room {
+                    self.charge(0)?;
+                }
+            }
+            if self.lex.list_next(b']')? {
+                let items: Vec<Value<'a>> = self.items.drain(base..).collect();
+                self.charge(std::mem::size_of::<Value>().saturating_mul(items.len()))?;
+                return Ok(Kind::Array(items));
+            }
+        }
+    }
+
+    /// A list whose items are each parsed, given to the sink, and dropped: the tree keeps it
+    /// as an empty array, to say it was there.
+    fn stream(&mut self, depth: usize, shape: &'static Shape, list: S::List) -> Result<Kind<'a>> {
+        if self.lex.open(b']') {
+            return Ok(Kind::Array(Vec::new()));
+        }
+        let element = shape.element();
+        let mut index = 0usize;
+        loop {
+            self.lex.skip_ws();
+            let (offset, line) = (self.lex.pos as u64, self.lex.line);
+            self.sink.begin(list, index);
+            let held = self.held;
+            self.path.push(Step::Index(index));
+            let item = self.value(depth, Some(element), None)?;
+            self.path.pop();
+            if let Some(item) = item {
+                self.sink.take(list, index, offset, line, &item);
+            }
+            self.held = held;
+            self.charge(0)?;
+            index = index.saturating_add(1);
+            if self.lex.list_next(b']')? {
+                return Ok(Kind::Array(Vec::new()));
+            }
+        }
+    }
+
+    /// An object; the members `shape` knows are built and the others told to the sink and
+    /// skipped (so their keys are not checked for repeats).
+    fn object(&mut self, depth: usize, shape: &'static Shape) -> Result<Kind<'a>> {
+        if self.lex.open(b'}') {
+            return Ok(Kind::Object(Vec::new()));
+        }
+        let base = self.members.len();
+        loop {
+            self.lex.at_key()?;
+            let (key_line, key_pos) = (self.lex.line, self.lex.pos as u64);
+            let (key, raw) = self.string()?;
+            self.lex.expect(b':', "`:` after the key")?;
+            let member = shape.member(&key);
+            if member.is_none() {
+                self.path.push(Step::Key(raw));
+                let told = self.sink.unknown(self.ck, &self.path, key_line, key_pos);
+                self.path.pop();
+                told?;
+            }
+            let list = self.sink.stream(shape, &key);
+            self.path.push(Step::Key(raw));
+            let v = self.value(depth, member, list)?;
+            self.path.pop();
+            if let Some(v) = v {
+                let room = self.members.capacity();
+                self.members.push((key, v));
+                if self.members.capacity() != room {
+                    self.charge(0)?;
+                }
+            }
+            if self.lex.list_next(b'}')? {
+                let members: Vec<(Cow<'a, str>, Value<'a>)> = self.members.drain(base..).collect();
+                self.charge(
+                    std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(members.len()),
+                )?;
+                unique_keys(&members)?;
+                return Ok(Kind::Object(members));
+            }
         }
     }
 }

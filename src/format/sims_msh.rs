@@ -47,9 +47,10 @@ const VERTEX_TEXCOORD: u64 = 4;
 const VERTEX_NORMAL: u64 = 8;
 
 // Rough heap bytes per record of the loader's tables and of the model they become, for the
-// caller's memory limit.
-const COST_POSITION: u64 = 12;
-const COST_TEXCOORD: u64 = 8;
+// caller's memory limit. A position and a texture coordinate: itself, and whether a vertex
+// uses it.
+const COST_POSITION: u64 = 12 + 1;
+const COST_TEXCOORD: u64 = 8 + 1;
 const COST_FACE: u64 = 20;
 const COST_VERTEX: u64 = 80;
 

@@ -27,6 +27,7 @@ use crate::model::{Influence, Mesh, Model};
 pub use plan::SkinLayout;
 pub(crate) use plan::Survey;
 use plan::{Group, MAX_PALETTE_BONES, Member};
+pub(crate) use plan::{LAYOUT_BONE, LAYOUT_INFLUENCE, LAYOUT_MESH, LAYOUT_VERTEX};
 pub(crate) use plan::{MeshBones, SkinPlan};
 
 /// Skin flag: make normals unit length.

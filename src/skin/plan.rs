@@ -77,6 +77,62 @@ pub(crate) const MAX_PALETTE_BONES: usize = 256;
 /// time with it; shorter runs join stretches.
 pub(crate) const RUN_MIN: usize = 24;
 
+// The most heap laying out meshes holds at once, for loaders to charge to the memory limit
+// before the model is made: the surveys of every mesh (held until each is laid out), the plans
+// made so far, and what laying out the mesh at hand takes meanwhile. Bounds, for any input: a
+// vertex may be a set of its own (two influences with weights no other vertex has), lists that
+// grow may hold twice their items, and a mesh is laid out over every bone of the model.
+/// Per vertex: its class and its survey point (position error, set hash); its set, found (in
+/// the finder's list and the plan's, each up to twice over as they grow), renumbered (a key,
+/// seven words of scratch, a head, a list's range, its new number and its place in the order),
+/// with its run counters and span (two pairs of words) and a word in `sets_with_runs`; its
+/// operand in the plan, a word in `direct` (twice) and its share of the stretches (one at most
+/// every two vertices, twice) and of the runs and their groups (one every [`RUN_MIN`]
+/// vertices); two bytes of the set finder's cache.
+pub(crate) const LAYOUT_VERTEX: u64 = (4
+    + size_of::<Influence>()
+    + 4
+    + 4
+    + 4 * size_of::<Group>()
+    + size_of::<Option<(u64, u8)>>()
+    + 7 * 4
+    + 4
+    + size_of::<(u32, u32)>()
+    + 4
+    + 4
+    + 2 * 8
+    + 4
+    + size_of::<Influence>()
+    + 2 * 4
+    + size_of::<Stretch>()
+    + (size_of::<Run>() + 2 * size_of::<Group>()).div_ceil(RUN_MIN)
+    + 2) as u64;
+/// Per influence: its member in the set finder (twice, as the list grows), and its copy
+/// renumbered when a mesh uses few of many bones.
+pub(crate) const LAYOUT_INFLUENCE: u64 = (2 * size_of::<Member>() + size_of::<Influence>()) as u64;
+/// Per bone, for the one mesh being laid out over them: its number among the mesh's bones; the
+/// survey's matrix columns (and side by side, eight lanes) and whether its bind pose inverts,
+/// with its bind pose and inverse picked for a mesh of few bones; the plan's slots, palette and
+/// stretch bone lists (twice), run counters, span and group (twice).
+pub(crate) const LAYOUT_BONE: u64 = (4
+    + 3 * size_of::<Columns>()
+    + 1
+    + 2 * size_of::<Mat3x4>()
+    + 4
+    + 2 * 4
+    + 8
+    + 4
+    + 2 * 4
+    + 8
+    + 2 * size_of::<Group>()) as u64;
+/// Per mesh: its survey and the set finder's smallest cache, the lists of sets of one member
+/// count, and a run and its group beyond the vertices' share.
+pub(crate) const LAYOUT_MESH: u64 = (size_of::<Survey>()
+    + 64 * 4
+    + (LIST_MAX + 2) * size_of::<(u32, u32)>()
+    + size_of::<Run>()
+    + 2 * size_of::<Group>()) as u64;
+
 /// Vertices `[first, first + len)`, whose operands are the records `[at, at + len)`: of the
 /// mesh's influences in a bone group, of [`SkinPlan::points`] in a set.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -15,12 +15,12 @@ use std::sync::Arc;
 
 use super::{
     DAnimation, DBone, DFace, DMaterial, DTexture, DTrack, DVertex, Doc, Field, Locate,
-    MATERIAL_FLAGS, Seg, Table, path_text,
+    MATERIAL_FLAGS, Seg, Table, path_text, room,
 };
 use crate::error::{Error, Result};
 use crate::format::Checker;
 use crate::format::json::{
-    Kind, MAX_DEPTH, Shape, Step, Value, base64_decode, base64_encode, put_f32, put_string,
+    self, Kind, Lexer, Shape, Sink, Step, Value, base64_decode, base64_encode, put_f32, put_string,
 };
 use crate::model::{KEY_POSITION, KEY_ROTATION, KEY_SCALE, Name};
 
@@ -201,36 +201,9 @@ fn unknown_key(path: &str, line: u32, offset: u64) -> Error {
 /// (the rest is still parsed); [`read`] reports it after the document's own checks, as a load
 /// that read the whole tree first would.
 pub(crate) fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<(Value<'a>, Streamed)> {
-    let mut p = Reader {
-        cur: Cursor {
-            data,
-            pos: 0,
-            line: 1,
-        },
-        ck,
-        path: Vec::new(),
-        items: Vec::new(),
-        members: Vec::new(),
-        held: 0,
-        anim: 0,
-        out: Streamed::default(),
-    };
-    if data.starts_with(b"\xEF\xBB\xBF") {
-        p.cur.pos = 3;
-    }
-    p.cur.skip_ws();
-    p.out.root_line = p.cur.line;
-    let v = p.value(0, Some(&DOCUMENT), None)?.unwrap_or(Value {
-        line: 1,
-        kind: Kind::Null,
-    });
-    p.cur.skip_ws();
-    if let Some(c) = p.cur.peek() {
-        return Err(p
-            .cur
-            .fail(format!("{} after the document's value", describe(c))));
-    }
-    let mut out = p.out;
+    let mut out = Streamed::default();
+    let v = json::parse_into(data, &DOCUMENT, ck, &mut out)?;
+    out.root_line = v.line;
     out.shrink();
     Ok((v, out))
 }
@@ -268,8 +241,8 @@ impl Rows {
     }
 }
 
-/// What streaming a document leaves: the structures read, where their items start, the first
-/// rule each list broke, and the unknown members met.
+/// The [`Sink`] a document is parsed into, and what streaming it leaves: the structures read,
+/// where their items start, the first rule each list broke, and the unknown members met.
 #[derive(Default)]
 pub(crate) struct Streamed {
     doc: Doc<'static>,
@@ -286,33 +259,11 @@ pub(crate) struct Streamed {
     heap: u64,
     unknown: Unknown,
     root_line: u32,
+    /// The index of the animation being read, for its tracks.
+    anim: usize,
 }
 
 impl Streamed {
-    /// Heap the structures kept so far hold.
-    fn kept(&self) -> u64 {
-        fn cap<T>(v: &Vec<T>) -> u64 {
-            (v.capacity() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
-        }
-        let d = &self.doc;
-        crate::format::total(
-            [
-                cap(&d.textures),
-                cap(&d.materials),
-                cap(&d.vertices),
-                cap(&d.faces),
-                cap(&d.bones),
-                cap(&d.animations),
-                cap(&self.pending),
-                cap(&self.track_base),
-                self.tracks.bytes(),
-                self.heap,
-            ]
-            .into_iter()
-            .chain(self.rows.iter().map(Rows::bytes)),
-        )
-    }
-
     fn shrink(&mut self) {
         let d = &mut self.doc;
         d.textures.shrink_to_fit();
@@ -333,7 +284,7 @@ impl Streamed {
 /// What a list being streamed holds: the items of one of the six lists (under the key the
 /// file spells it with), or an animation's tracks.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Target {
+pub(crate) enum Target {
     List(Table, &'static str),
     Tracks,
 }
@@ -348,484 +299,76 @@ const LISTS: [(&str, Table); 7] = [
     ("animations", Table::Animations),
 ];
 
-fn describe(c: u8) -> String {
-    if c.is_ascii_graphic() {
-        format!("`{}`", c as char)
-    } else {
-        format!("byte {c:#04x}")
-    }
-}
+impl Sink for Streamed {
+    type List = Target;
 
-/// The text being read: where, and on which line. It checks what it passes as RFC 8259 says,
-/// with the messages of [`crate::format::json`].
-#[derive(Clone)]
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
-    line: u32,
-}
-
-impl<'a> Cursor<'a> {
-    fn fail(&self, message: impl Into<String>) -> Error {
-        Error::malformed(format!("JSON: {}", message.into()))
-            .on_line(self.line)
-            .at(self.pos as u64)
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.data.get(self.pos).copied()
-    }
-
-    fn bump(&mut self) {
-        self.pos = self.pos.saturating_add(1);
-    }
-
-    fn skip_ws(&mut self) {
-        while let Some(c) = self.peek() {
-            match c {
-                b'\n' => self.line = self.line.saturating_add(1),
-                b' ' | b'\t' | b'\r' => {}
-                _ => return,
-            }
-            self.bump();
-        }
-    }
-
-    /// Consumes `c` after optional whitespace, or fails naming what was expected.
-    fn expect(&mut self, c: u8, what: &str) -> Result<()> {
-        self.skip_ws();
-        match self.peek() {
-            Some(got) if got == c => {
-                self.bump();
-                Ok(())
-            }
-            Some(got) => Err(self.fail(format!("expected {what}, found {}", describe(got)))),
-            None => Err(self.fail(format!("the data ends where {what} should be"))),
-        }
-    }
-
-    fn literal(&mut self, word: &str) -> Result<()> {
-        let end = self.pos.saturating_add(word.len());
-        if self.data.get(self.pos..end) == Some(word.as_bytes()) {
-            self.pos = end;
-            Ok(())
-        } else {
-            Err(self.fail(format!("expected `{word}`")))
-        }
-    }
-
-    fn too_deep(&self, line: u32) -> Error {
-        Error::limit(format!(
-            "JSON: arrays and objects nest deeper than {MAX_DEPTH} levels"
-        ))
-        .on_line(line)
-        .at(self.pos as u64)
-    }
-
-    /// A value checked (syntax and depth) and passed, not built.
-    fn skip(&mut self, depth: usize) -> Result<()> {
-        self.skip_ws();
-        let line = self.line;
-        match self.peek() {
-            None => Err(self.fail("the data ends where a value should be")),
-            Some(b'{' | b'[') if depth >= MAX_DEPTH => Err(self.too_deep(line)),
-            Some(b'{') => self.skip_object(depth.saturating_add(1)),
-            Some(b'[') => self.skip_array(depth.saturating_add(1)),
-            Some(b'"') => self.string(false).map(|_| ()),
-            Some(b't') => self.literal("true"),
-            Some(b'f') => self.literal("false"),
-            Some(b'n') => self.literal("null"),
-            Some(b'-' | b'0'..=b'9') => self.number().map(|_| ()),
-            Some(c) => Err(self.fail(format!("{} where a value should be", describe(c)))),
-        }
-    }
-
-    fn skip_array(&mut self, depth: usize) -> Result<()> {
-        self.bump();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.bump();
-            return Ok(());
-        }
-        loop {
-            self.skip(depth)?;
-            if self.array_next()? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// After an item: consumes `,` (false) or the closing `]` (true).
-    fn array_next(&mut self) -> Result<bool> {
-        self.skip_ws();
-        match self.peek() {
-            Some(b',') => {
-                self.bump();
-                Ok(false)
-            }
-            Some(b']') => {
-                self.bump();
-                Ok(true)
-            }
-            Some(c) => Err(self.fail(format!(
-                "expected `,` or `]` in an array, found {}",
-                describe(c)
-            ))),
-            None => Err(self.fail("the data ends inside an array")),
-        }
-    }
-
-    /// After a member: consumes `,` (false) or the closing `}` (true).
-    fn object_next(&mut self) -> Result<bool> {
-        self.skip_ws();
-        match self.peek() {
-            Some(b',') => {
-                self.bump();
-                Ok(false)
-            }
-            Some(b'}') => {
-                self.bump();
-                Ok(true)
-            }
-            Some(c) => Err(self.fail(format!(
-                "expected `,` or `}}` in an object, found {}",
-                describe(c)
-            ))),
-            None => Err(self.fail("the data ends inside an object")),
-        }
-    }
-
-    /// At a member's key (after whitespace), or fails.
-    fn at_key(&mut self) -> Result<()> {
-        self.skip_ws();
-        match self.peek() {
-            Some(b'"') => Ok(()),
-            Some(c) => Err(self.fail(format!("expected a key, found {}", describe(c)))),
-            None => Err(self.fail("the data ends inside an object")),
-        }
-    }
-
-    fn skip_object(&mut self, depth: usize) -> Result<()> {
-        self.bump();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.bump();
-            return Ok(());
-        }
-        loop {
-            self.at_key()?;
-            self.string(false)?;
-            self.expect(b':', "`:` after the key")?;
-            self.skip(depth)?;
-            if self.object_next()? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// A string at the opening quote, and its text as the file spells it (escapes and all).
-    /// Built (`build`), it is borrowed when it holds no escape, else decoded.
-    fn string(&mut self, build: bool) -> Result<(Option<Cow<'a, str>>, &'a str)> {
-        self.bump();
-        let start = self.pos;
-        let mut owned: Option<Vec<u8>> = None;
-        loop {
-            let Some(c) = self.peek() else {
-                return Err(self.fail("the data ends inside a string"));
-            };
-            match c {
-                b'"' => {
-                    let raw =
-                        std::str::from_utf8(self.data.get(start..self.pos).unwrap_or_default())
-                            .map_err(|_| self.fail("a string is not UTF-8"))?;
-                    self.bump();
-                    let text = match owned {
-                        None if build => Some(Cow::Borrowed(raw)),
-                        None => None,
-                        Some(v) => {
-                            // Escapes give whole characters between the raw text's pieces.
-                            let s = String::from_utf8(v)
-                                .map_err(|_| self.fail("a string is not UTF-8"))?;
-                            Some(Cow::Owned(s))
-                        }
-                    };
-                    return Ok((text, raw));
-                }
-                b'\\' => {
-                    if build && owned.is_none() {
-                        owned = Some(self.data.get(start..self.pos).unwrap_or_default().to_vec());
-                    }
-                    self.bump();
-                    let esc = self.peek();
-                    self.bump();
-                    let mut utf8 = [0u8; 4];
-                    let piece: &[u8] = match esc {
-                        Some(b'"') => b"\"",
-                        Some(b'\\') => b"\\",
-                        Some(b'/') => b"/",
-                        Some(b'b') => b"\x08",
-                        Some(b'f') => b"\x0c",
-                        Some(b'n') => b"\n",
-                        Some(b'r') => b"\r",
-                        Some(b't') => b"\t",
-                        Some(b'u') => self.unicode_escape()?.encode_utf8(&mut utf8).as_bytes(),
-                        Some(c) => {
-                            return Err(self.fail(format!("unknown escape \\{}", describe(c))));
-                        }
-                        None => return Err(self.fail("the data ends inside a string")),
-                    };
-                    if let Some(buf) = &mut owned {
-                        buf.extend_from_slice(piece);
-                    }
-                }
-                0..=0x1f => {
-                    return Err(self.fail(format!(
-                        "control character {} inside a string (escape it)",
-                        describe(c)
-                    )));
-                }
-                _ => {
-                    if let Some(buf) = &mut owned {
-                        buf.push(c);
-                    }
-                    self.bump();
-                }
-            }
-        }
-    }
-
-    fn hex4(&mut self) -> Result<u32> {
-        let end = self.pos.saturating_add(4);
-        let digits = self
-            .data
-            .get(self.pos..end)
-            .and_then(|d| std::str::from_utf8(d).ok())
-            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
-            .and_then(|d| u32::from_str_radix(d, 16).ok())
-            .ok_or_else(|| self.fail("\\u is not followed by four hex digits"))?;
-        self.pos = end;
-        Ok(digits)
-    }
-
-    /// The character of a `\uXXXX` escape (after the `u`), joining a surrogate pair.
-    fn unicode_escape(&mut self) -> Result<char> {
-        let first = self.hex4()?;
-        let code = match first {
-            0xD800..=0xDBFF => {
-                let end = self.pos.saturating_add(2);
-                if self.data.get(self.pos..end) != Some(b"\\u") {
-                    return Err(self.fail("a high surrogate escape is not followed by a low one"));
-                }
-                self.pos = end;
-                let second = self.hex4()?;
-                if !(0xDC00..=0xDFFF).contains(&second) {
-                    return Err(self.fail("a high surrogate escape is not followed by a low one"));
-                }
-                // Both are in range, so neither subtraction wraps and the sum fits 21 bits.
-                0x10000u32
-                    .wrapping_add(first.wrapping_sub(0xD800) << 10)
-                    .wrapping_add(second.wrapping_sub(0xDC00))
-            }
-            0xDC00..=0xDFFF => {
-                return Err(self.fail("a low surrogate escape without a high one"));
-            }
-            c => c,
-        };
-        char::from_u32(code).ok_or_else(|| self.fail("an escape names no character"))
-    }
-
-    /// A number, checked against the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    fn number(&mut self) -> Result<&'a str> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.bump();
-        }
-        match self.peek() {
-            Some(b'0') => self.bump(),
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(self.fail("a number has no digits after its sign")),
-        }
-        if self.peek() == Some(b'.') {
-            self.bump();
-            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                return Err(self.fail("a number has no digits after its decimal point"));
-            }
-            self.digits();
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.bump();
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.bump();
-            }
-            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
-                return Err(self.fail("a number has no digits in its exponent"));
-            }
-            self.digits();
-        }
-        let text = self.data.get(start..self.pos).unwrap_or_default();
-        std::str::from_utf8(text).map_err(|_| self.fail("a number is not ASCII"))
-    }
-
-    fn digits(&mut self) {
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.bump();
-        }
-    }
-}
-
-/// Parses the document, streaming its lists (see [`parse`]).
-struct Reader<'a, 'c> {
-    cur: Cursor<'a>,
-    ck: &'c mut Checker,
-    /// Where the parse is, for unknown members: a key or an index, or both, a level.
-    path: Vec<Step<'a>>,
-    /// The items and members of the lists being built, end to end; a list closed moves its
-    /// own to a list of its exact size.
-    items: Vec<Value<'a>>,
-    members: Vec<(Cow<'a, str>, Value<'a>)>,
-    /// Bytes the finished lists and escaped strings of the trees being held take.
-    held: u64,
-    /// The index of the animation being read, for its tracks.
-    anim: usize,
-    out: Streamed,
-}
-
-impl<'a> Reader<'a, '_> {
-    /// Charges `bytes` more to the tree, with the room the lists being read have taken and
-    /// what the document has become so far.
-    fn charge(&mut self, bytes: usize) -> Result<()> {
-        self.held = self.held.saturating_add(bytes as u64);
-        let room = std::mem::size_of::<Value>()
-            .saturating_mul(self.items.capacity())
-            .saturating_add(
-                std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(self.members.capacity()),
-            );
-        let total = self
-            .held
-            .saturating_add(room as u64)
-            .saturating_add(self.out.kept());
-        let (line, pos) = (self.cur.line, self.cur.pos as u64);
-        self.ck
-            .reserve(total, "the JSON document")
-            .map_err(|e| e.on_line(line).at(pos))
-    }
-
-    /// A value of `shape` (its list streamed when `target` says it is one); with no shape, a
-    /// value skipped (checked, not built: None).
-    fn value(
+    /// A member DMF 1.5 does not define, whose key starts at `offset` on `line`: strict mode
+    /// refuses the first; both modes count them and keep where the first is.
+    fn unknown(
         &mut self,
-        depth: usize,
-        shape: Option<&'static Shape>,
-        target: Option<Target>,
-    ) -> Result<Option<Value<'a>>> {
-        let Some(shape) = shape else {
-            self.cur.skip(depth)?;
-            return Ok(None);
-        };
-        self.cur.skip_ws();
-        let line = self.cur.line;
-        let kind = match self.cur.peek() {
-            None => return Err(self.cur.fail("the data ends where a value should be")),
-            Some(b'{' | b'[') if depth >= MAX_DEPTH => return Err(self.cur.too_deep(line)),
-            Some(b'{') => self.object(depth.saturating_add(1), shape)?,
-            Some(b'[') => match target {
-                Some(t) => self.stream(depth.saturating_add(1), shape, t)?,
-                None => self.array(depth.saturating_add(1), shape)?,
-            },
-            Some(b'"') => {
-                let (text, _) = self.cur.string(true)?;
-                if let Some(Cow::Owned(s)) = &text {
-                    self.charge(s.capacity())?;
-                }
-                Kind::String(text.unwrap_or_default())
+        ck: &mut Checker,
+        steps: &[Step<'_>],
+        line: u32,
+        offset: u64,
+    ) -> Result<()> {
+        let unknown = &mut self.unknown;
+        unknown.count = unknown.count.saturating_add(1);
+        if unknown.first.is_none() {
+            let path = steps_text(steps);
+            if ck.strict() {
+                ck.tolerate(unknown_key(&path, line, offset))?;
             }
-            Some(b't') => self.cur.literal("true").map(|_| Kind::Bool(true))?,
-            Some(b'f') => self.cur.literal("false").map(|_| Kind::Bool(false))?,
-            Some(b'n') => self.cur.literal("null").map(|_| Kind::Null)?,
-            Some(b'-' | b'0'..=b'9') => Kind::Number(self.cur.number()?),
-            Some(c) => {
-                return Err(self
-                    .cur
-                    .fail(format!("{} where a value should be", describe(c))));
-            }
-        };
-        Ok(Some(Value { line, kind }))
+            unknown.first = Some((path, line, offset));
+        }
+        Ok(())
     }
 
-    fn array(&mut self, depth: usize, shape: &'static Shape) -> Result<Kind<'a>> {
-        self.cur.bump();
-        let base = self.items.len();
-        let element = element_shape(shape);
-        self.cur.skip_ws();
-        if self.cur.peek() == Some(b']') {
-            self.cur.bump();
-            return Ok(Kind::Array(Vec::new()));
-        }
-        let mut index = 0usize;
-        loop {
-            self.path.push(Step::Index(index));
-            let item = self.value(depth, Some(element), None)?;
-            self.path.pop();
-            index = index.saturating_add(1);
-            if let Some(item) = item {
-                let room = self.items.capacity();
-                self.items.push(item);
-                if self.items.capacity() != room {
-                    self.charge(0)?;
-                }
-            }
-            if self.cur.array_next()? {
-                let items: Vec<Value<'a>> = self.items.drain(base..).collect();
-                self.charge(std::mem::size_of::<Value>().saturating_mul(items.len()))?;
-                return Ok(Kind::Array(items));
-            }
+    /// The six lists of the document, and each animation's tracks.
+    fn stream(&self, shape: &'static Shape, key: &str) -> Option<Target> {
+        if std::ptr::eq(shape, &DOCUMENT) {
+            LISTS
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|&(k, t)| Target::List(t, k))
+        } else if std::ptr::eq(shape, &ANIMATION) && key == "tracks" {
+            Some(Target::Tracks)
+        } else {
+            None
         }
     }
 
-    /// A list whose items are each parsed, taken into what the document becomes, and dropped:
-    /// the tree keeps it as an empty array, to say it was there.
-    fn stream(&mut self, depth: usize, shape: &'static Shape, target: Target) -> Result<Kind<'a>> {
-        self.cur.bump();
-        let element = element_shape(shape);
-        self.cur.skip_ws();
-        if self.cur.peek() == Some(b']') {
-            self.cur.bump();
-            return Ok(Kind::Array(Vec::new()));
-        }
-        let mut index = 0usize;
-        loop {
-            self.cur.skip_ws();
-            let (offset, line) = (self.cur.pos as u64, self.cur.line);
-            if target == Target::List(Table::Animations, "animations") {
-                self.anim = index;
-                self.out.track_base.push(self.out.tracks.len());
-                self.out.pending.clear();
-            }
-            let held = self.held;
-            self.path.push(Step::Index(index));
-            let item = self.value(depth, Some(element), None)?;
-            self.path.pop();
-            if let Some(item) = item {
-                self.take(target, index, offset, line, &item);
-            }
-            self.held = held;
-            self.charge(0)?;
-            index = index.saturating_add(1);
-            if self.cur.array_next()? {
-                return Ok(Kind::Array(Vec::new()));
-            }
+    /// Heap the structures kept so far hold: charged with the item being read.
+    fn kept(&self) -> u64 {
+        crate::format::total(
+            [
+                self.doc.lists_bytes(),
+                room(&self.pending),
+                room(&self.track_base),
+                self.tracks.bytes(),
+                self.heap,
+            ]
+            .into_iter()
+            .chain(self.rows.iter().map(Rows::bytes)),
+        )
+    }
+
+    fn begin(&mut self, list: Target, index: usize) {
+        if list == Target::List(Table::Animations, "animations") {
+            self.anim = index;
+            self.track_base.push(self.tracks.len());
+            self.pending.clear();
         }
     }
 
     /// Turns item `index` of a streamed list into what the model is built from; the first
     /// that breaks a rule is kept for [`read`] and ends its list's reading.
-    fn take(&mut self, target: Target, index: usize, offset: u64, line: u32, item: &Value) {
-        let out = &mut self.out;
-        let table = match target {
+    fn take(&mut self, list: Target, index: usize, offset: u64, line: u32, item: &Value) {
+        let out = self;
+        let table = match list {
             Target::List(table, _) => table,
             Target::Tracks => Table::Animations,
         };
-        match target {
+        match list {
             Target::List(..) => {
                 if let Some(rows) = out.rows.get_mut(table as usize) {
                     rows.push(offset, line);
@@ -837,7 +380,7 @@ impl<'a> Reader<'a, '_> {
             return;
         }
         let doc = &mut out.doc;
-        let made: Result<u64> = match target {
+        let made: Result<u64> = match list {
             Target::List(Table::Textures, _) => texture(item, index).map(|t| {
                 let heap = (t.image.len().saturating_add(t.name.heap_bytes())) as u64;
                 doc.textures.push(t);
@@ -874,7 +417,7 @@ impl<'a> Reader<'a, '_> {
                     heap
                 })
             }
-            Target::Tracks => track(item, self.anim, index).map(|t| {
+            Target::Tracks => track(item, out.anim, index).map(|t| {
                 out.pending.push(t);
                 0
             }),
@@ -887,127 +430,6 @@ impl<'a> Reader<'a, '_> {
                 }
             }
         }
-    }
-
-    /// An object; the members `shape` knows are built and the others reported and skipped (so
-    /// their keys are not checked for repeats).
-    fn object(&mut self, depth: usize, shape: &'static Shape) -> Result<Kind<'a>> {
-        self.cur.bump();
-        let base = self.members.len();
-        self.cur.skip_ws();
-        if self.cur.peek() == Some(b'}') {
-            self.cur.bump();
-            return Ok(Kind::Object(Vec::new()));
-        }
-        loop {
-            self.cur.at_key()?;
-            let (key_line, key_pos) = (self.cur.line, self.cur.pos as u64);
-            let (key, raw) = self.cur.string(true)?;
-            if let Some(Cow::Owned(s)) = &key {
-                self.charge(s.capacity())?;
-            }
-            let key = key.unwrap_or_default();
-            self.cur.expect(b':', "`:` after the key")?;
-            let member = member_shape(shape, &key);
-            if member.is_none() {
-                self.unknown(raw, key_line, key_pos)?;
-            }
-            let target = if std::ptr::eq(shape, &DOCUMENT) {
-                LISTS
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|&(k, t)| Target::List(t, k))
-            } else if std::ptr::eq(shape, &ANIMATION) && key == "tracks" {
-                Some(Target::Tracks)
-            } else {
-                None
-            };
-            self.path.push(Step::Key(raw));
-            let v = self.value(depth, member, target)?;
-            self.path.pop();
-            if let Some(v) = v {
-                let room = self.members.capacity();
-                self.members.push((key, v));
-                if self.members.capacity() != room {
-                    self.charge(0)?;
-                }
-            }
-            if self.cur.object_next()? {
-                let members: Vec<(Cow<'a, str>, Value<'a>)> = self.members.drain(base..).collect();
-                self.charge(
-                    std::mem::size_of::<(Cow<str>, Value)>().saturating_mul(members.len()),
-                )?;
-                unique_keys(&members)?;
-                return Ok(Kind::Object(members));
-            }
-        }
-    }
-
-    /// A member DMF 1.5 does not define, whose key starts at `offset` on `line`: strict mode
-    /// refuses the first; both modes count them and keep where the first is.
-    fn unknown(&mut self, key: &'a str, line: u32, offset: u64) -> Result<()> {
-        let unknown = &mut self.out.unknown;
-        unknown.count = unknown.count.saturating_add(1);
-        if unknown.first.is_none() {
-            self.path.push(Step::Key(key));
-            let path = steps_text(&self.path);
-            self.path.pop();
-            if self.ck.strict() {
-                self.ck.tolerate(unknown_key(&path, line, offset))?;
-            }
-            self.out.unknown.first = Some((path, line, offset));
-        }
-        Ok(())
-    }
-}
-
-/// The shape of member `key` of an object of `shape`: None when it is not known.
-fn member_shape(shape: &'static Shape, key: &str) -> Option<&'static Shape> {
-    match shape {
-        Shape::Object { known, nested } => {
-            if let Some((_, s)) = nested.iter().find(|(k, _)| *k == key) {
-                Some(s)
-            } else if known.contains(&key) {
-                Some(&Shape::Any)
-            } else {
-                None
-            }
-        }
-        _ => Some(&Shape::Any),
-    }
-}
-
-fn element_shape(shape: &'static Shape) -> &'static Shape {
-    match shape {
-        Shape::Array(s) => s,
-        _ => &Shape::Any,
-    }
-}
-
-/// Fails on a key that appears twice, naming the line of its second value; sorting keeps this
-/// O(n log n) for objects with many keys.
-fn unique_keys(members: &[(Cow<'_, str>, Value<'_>)]) -> Result<()> {
-    if members.len() < 2 {
-        return Ok(());
-    }
-    let mut keys: Vec<(&str, usize)> = members
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| (k.as_ref(), i))
-        .collect();
-    keys.sort_unstable();
-    let twice = keys
-        .windows(2)
-        .filter_map(|w| match w {
-            [(a, _), (b, i)] if a == b => Some(*i),
-            _ => None,
-        })
-        .min();
-    match twice.and_then(|i| members.get(i)) {
-        Some((key, v)) => {
-            Err(Error::malformed(format!("JSON: key {key:?} appears twice")).on_line(v.line))
-        }
-        None => Ok(()),
     }
 }
 
@@ -1028,17 +450,13 @@ impl Places<'_> {
     fn line(&self, start: (u64, u32), shape: &'static Shape, segs: &[Seg]) -> u32 {
         let (offset, line) = start;
         let from = usize::try_from(offset).unwrap_or(usize::MAX);
-        let mut c = Cursor {
-            data: self.data,
-            pos: from,
-            line,
-        };
+        let mut c = Lexer::at(self.data, from, line);
         // The document was read whole before, so neither fails.
         let item = c.skip(0).ok().and_then(|()| self.data.get(from..c.pos));
         let mut ck = Checker::for_sidecar(Arc::from(""), false, u64::MAX);
-        let Some(v) = item.and_then(|text| {
-            crate::format::json::parse(text, shape, &mut ck, &mut |_, _, _, _| Ok(())).ok()
-        }) else {
+        let Some(v) =
+            item.and_then(|text| json::parse(text, shape, &mut ck, &mut |_, _, _, _| Ok(())).ok())
+        else {
             return line;
         };
         let mut found = v.line;

@@ -240,12 +240,14 @@ pub(crate) trait Locate {
     }
 }
 
+/// Heap a vector's room holds.
+fn room<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+}
+
 impl Doc<'_> {
     /// Heap the document holds, its images aside (the model's estimate counts them).
     pub fn heap_bytes(&self) -> u64 {
-        fn cap<T>(v: &Vec<T>) -> u64 {
-            (v.capacity() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
-        }
         let names = self
             .textures
             .iter()
@@ -255,19 +257,23 @@ impl Doc<'_> {
             .chain(
                 self.animations
                     .iter()
-                    .map(|a| (a.name.heap_bytes() as u64).saturating_add(cap(&a.tracks))),
+                    .map(|a| (a.name.heap_bytes() as u64).saturating_add(room(&a.tracks))),
             );
+        super::total([self.lists_bytes()].into_iter().chain(names))
+    }
+
+    /// Heap the six lists' own room holds, without what their items hold.
+    pub fn lists_bytes(&self) -> u64 {
         super::total(
             [
-                cap(&self.textures),
-                cap(&self.materials),
-                cap(&self.vertices),
-                cap(&self.faces),
-                cap(&self.bones),
-                cap(&self.animations),
+                room(&self.textures),
+                room(&self.materials),
+                room(&self.vertices),
+                room(&self.faces),
+                room(&self.bones),
+                room(&self.animations),
             ]
-            .into_iter()
-            .chain(names),
+            .into_iter(),
         )
     }
 }

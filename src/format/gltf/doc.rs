@@ -14,6 +14,7 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use gltf_json::{
     Accessor, Animation, Asset, Buffer, Image, Index, Material, Mesh, Scene, Skin, Texture, buffer,
@@ -135,59 +136,81 @@ impl From<NodeIn> for Node {
     }
 }
 
-impl<'de> Deserialize<'de> for NodeExtras {
-    /// Any JSON value: an object's `name` where it is a string, its `flags` where they are an
-    /// unsigned integer (the last of repeated keys); anything else reads as no extras.
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<NodeExtras, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = NodeExtras;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<NodeExtras, A::Error> {
-                let mut out = NodeExtras::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "name" => out.name = map.next_value::<Scalar>()?.text,
-                        "flags" => out.flags = map.next_value::<Scalar>()?.unsigned,
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
+/// A value read from whatever JSON value the file has: the kinds it does not read give its
+/// default (an array's or another object's contents skipped).
+trait FromAny: Default {
+    /// An object, its entries read or skipped.
+    fn object<'de, A: MapAccess<'de>>(mut map: A) -> std::result::Result<Self, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Self::default())
+    }
+
+    /// An integer of 0 or more.
+    fn unsigned(_: u64) -> Self {
+        Self::default()
+    }
+
+    fn text(_: &str) -> Self {
+        Self::default()
+    }
+}
+
+/// The visitor of a [`FromAny`] type: it takes any JSON value.
+struct AnyValue<T>(PhantomData<T>);
+
+impl<'de, T: FromAny> Visitor<'de> for AnyValue<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<T, A::Error> {
+        T::object(map)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<T, E> {
+        Ok(u64::try_from(v).map_or_else(|_| T::default(), T::unsigned))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<T, E> {
+        Ok(T::unsigned(v))
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<T, E> {
+        Ok(T::text(v))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<T, E> {
+        Ok(T::default())
+    }
+}
+
+/// Any JSON value: an object's `name` where it is a string, its `flags` where they are an
+/// unsigned integer (the last of repeated keys); anything else reads as no extras.
+impl FromAny for NodeExtras {
+    fn object<'de, A: MapAccess<'de>>(mut map: A) -> std::result::Result<Self, A::Error> {
+        let mut out = NodeExtras::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "name" => out.name = map.next_value::<Scalar>()?.text,
+                "flags" => out.flags = map.next_value::<Scalar>()?.unsigned,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
-                Ok(out)
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<NodeExtras, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(NodeExtras::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
-            }
-            fn visit_str<E>(self, _: &str) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
-            }
-            fn visit_unit<E>(self) -> std::result::Result<NodeExtras, E> {
-                Ok(NodeExtras::default())
             }
         }
-        d.deserialize_any(V)
+        Ok(out)
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeExtras {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<NodeExtras, D::Error> {
+        d.deserialize_any(AnyValue(PhantomData))
     }
 }
 
@@ -198,57 +221,25 @@ struct Scalar {
     unsigned: Option<u64>,
 }
 
+impl FromAny for Scalar {
+    fn unsigned(v: u64) -> Scalar {
+        Scalar {
+            unsigned: Some(v),
+            ..Scalar::default()
+        }
+    }
+
+    fn text(v: &str) -> Scalar {
+        Scalar {
+            text: Some(v.into()),
+            ..Scalar::default()
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Scalar {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Scalar, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Scalar, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Scalar::default())
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<Scalar, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Scalar::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<Scalar, E> {
-                Ok(Scalar::default())
-            }
-            fn visit_i64<E>(self, v: i64) -> std::result::Result<Scalar, E> {
-                Ok(Scalar {
-                    unsigned: u64::try_from(v).ok(),
-                    ..Scalar::default()
-                })
-            }
-            fn visit_u64<E>(self, v: u64) -> std::result::Result<Scalar, E> {
-                Ok(Scalar {
-                    unsigned: Some(v),
-                    ..Scalar::default()
-                })
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<Scalar, E> {
-                Ok(Scalar::default())
-            }
-            fn visit_str<E>(self, v: &str) -> std::result::Result<Scalar, E> {
-                Ok(Scalar {
-                    text: Some(v.into()),
-                    ..Scalar::default()
-                })
-            }
-            fn visit_unit<E>(self) -> std::result::Result<Scalar, E> {
-                Ok(Scalar::default())
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(AnyValue(PhantomData))
     }
 }
 

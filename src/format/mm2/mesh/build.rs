@@ -385,11 +385,12 @@ struct MeshBuilder {
 }
 
 impl MeshBuilder {
-    fn new() -> MeshBuilder {
+    /// A mesh of `vertices` vertices: their lists are made at their size, as charged.
+    fn with_capacity(vertices: usize) -> MeshBuilder {
         MeshBuilder {
-            influences: Vec::new(),
-            uvs: Vec::new(),
-            colors: Vec::new(),
+            influences: Vec::with_capacity(vertices),
+            uvs: Vec::with_capacity(vertices),
+            colors: Vec::with_capacity(vertices),
             indices: Vec::new(),
         }
     }
@@ -403,12 +404,11 @@ impl MeshBuilder {
     /// The mesh of `material`; `textured` and `coloured` say whether the file has `t1` and `c`
     /// records, without which its vertices have no uvs or colours.
     fn finish(self, material: &Material<'_>, textured: bool, coloured: bool) -> Result<MeshParts> {
-        let influence_start = (0..=self.influences.len())
-            .map(u32::try_from)
-            .collect::<Result<Vec<u32>, _>>()
-            .map_err(|_| {
-                Error::limit("more vertices in one mesh than 32 bits count").on_line(material.line)
-            })?;
+        let count = u32::try_from(self.influences.len()).map_err(|_| {
+            Error::limit("more vertices in one mesh than 32 bits count").on_line(material.line)
+        })?;
+        // Made at its size, as charged (a collect through Result would grow it).
+        let influence_start: Vec<u32> = (0..=count).collect();
         Ok(MeshParts {
             name: Name::new(material.name),
             shader: Name::new(material.texture.unwrap_or(material.name)),
@@ -545,7 +545,7 @@ impl Geometry<'_, '_> {
                     u
                 }
             };
-            let mut mesh = MeshBuilder::new();
+            let mut mesh = MeshBuilder::with_capacity(used.len());
             for &g in &used {
                 let Some(adj) = self.adjs.get(g) else {
                     continue;
@@ -576,12 +576,14 @@ impl Geometry<'_, '_> {
         for m in self.materials {
             let count = m.packets.map_or(0, |c| c.value);
             let range = take(&mut packet_at, count, self.packets.len()).unwrap_or_default();
-            let mut mesh = MeshBuilder::new();
+            let packets = self.packets.get(range.clone()).unwrap_or_default();
+            let corners = packets
+                .iter()
+                .map(|p| p.adjs.len())
+                .fold(0, usize::saturating_add);
+            let mut mesh = MeshBuilder::with_capacity(corners);
             let mut prim_total = 0u64;
-            for (p, packet) in range
-                .clone()
-                .zip(self.packets.get(range).unwrap_or_default())
-            {
+            for (p, packet) in range.zip(packets) {
                 let mut bones = Vec::with_capacity(packet.mtx.len());
                 for (j, &b) in packet.mtx.iter().enumerate() {
                     let bone = u32::try_from(b).ok().filter(|&b| b < self.bone_count);

@@ -49,18 +49,45 @@ use crate::error::{Error, Result};
 use crate::format::text::{self, Lines, int, ints, show};
 use crate::format::{Budget, Checker};
 use crate::math::{MAX_MAGNITUDE, in_range};
-use crate::model::ModelParts;
+use crate::model::{Influence, Mesh, MeshParts, ModelParts};
 
 /// The text versions; 2.xx files are binary.
 const VERSIONS: [&[u8]; 4] = [b"1.06", b"1.08", b"1.09", b"1.10"];
 
-// Rough heap bytes per record while reading and in the model, for the caller's memory limit.
-const COST_VECTOR: u64 = 16;
-const COST_ADJ: u64 = 116;
-const COST_PRIM: u64 = 40;
-const COST_INDEX: u64 = 24;
-const COST_BLOCK: u64 = 160;
-const COST_RUN: u64 = 8;
+// Heap bytes per record while reading and in the model, for the caller's memory limit. The
+// lists records are read into double as they grow, so a record may hold twice its size there,
+// beside what it becomes in the meshes: the charge is what is held at the most.
+/// A `v`, `n`, `c` or `t1` record of `N` numbers: twice its numbers, and its position's or
+/// normal's bone, or its colour's bytes.
+fn cost_record<const N: usize>() -> u64 {
+    (size_of::<[f32; N]>() as u64)
+        .saturating_mul(2)
+        .saturating_add(4)
+}
+/// An `adj` record: twice itself, and the vertex it becomes (its place in the material's
+/// corners, its influence, start, uv and colour).
+const COST_ADJ: u64 = (2 * size_of::<Adj>()
+    + size_of::<usize>()
+    + size_of::<Influence>()
+    + size_of::<u32>()
+    + size_of::<[f32; 2]>()
+    + size_of::<[u8; 4]>()) as u64;
+/// A primitive: twice itself.
+const COST_PRIM: u64 = 2 * size_of::<Prim>() as u64;
+/// A primitive's corner index: twice itself.
+const COST_INDEX: u64 = 2 * size_of::<i64>() as u64;
+/// A triangle a primitive makes: twice its corners while its material's mesh is cut, and its
+/// three indices in the mesh (which, made from packets, double as they grow: no more).
+const COST_TRIANGLE: u64 = (2 * size_of::<[usize; 3]>() + size_of::<[u32; 3]>()) as u64;
+/// A material: twice itself, and the mesh it becomes, as parts and in the model, with its one
+/// vertex start (its names are charged by their length).
+const COST_MATERIAL: u64 =
+    (2 * size_of::<Material>() + size_of::<MeshParts>() + size_of::<Mesh>() + 4) as u64;
+/// A packet: twice itself (its `mtx` entries are charged as runs).
+const COST_PACKET: u64 = 2 * size_of::<Packet>() as u64;
+/// An `mtxv`, `mtxn` or `mtx` entry: itself, in a list of its exact size, and an `mtx` entry's
+/// bone while its packet is made into the mesh.
+const COST_RUN: u64 = (size_of::<u64>() + size_of::<u32>()) as u64;
 
 /// The header's counts, in the order the files write them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -228,12 +255,18 @@ fn parse<'a>(data: &'a [u8], ck: &mut Checker) -> Result<Raw<'a>> {
             b"c" => push_record(&mut raw.colors, "c", RGBA, rest, n, &mut budget, ck)?,
             b"t2" => count_record::<2>(&mut raw.tex2, "t2", "s t", rest, n, ck)?,
             b"mtl" => {
-                budget.add(ck, 1, COST_BLOCK).map_err(at)?;
+                budget.add(ck, 1, COST_MATERIAL).map_err(at)?;
                 let m = read_material(&mut lines, words, n, &mut raw, ck)?;
+                // The mesh's name, and its shader's: the texture's, else the name again; each
+                // a copy with a NUL.
+                let names = (m.name.len())
+                    .saturating_add(m.texture.unwrap_or(m.name).len())
+                    .saturating_add(2);
+                budget.add(ck, names as u64, 1).map_err(at)?;
                 raw.materials.push(m);
             }
             b"packet" => {
-                budget.add(ck, 1, COST_BLOCK).map_err(at)?;
+                budget.add(ck, 1, COST_PACKET).map_err(at)?;
                 read_packet(&mut lines, words, n, &mut raw, &mut budget, ck)?;
             }
             b"adj" => {
@@ -314,7 +347,9 @@ fn push_record<const N: usize>(
 ) -> Result<()> {
     let what = || format!("`{key}` record {}", list.len());
     let v = finite_numbers::<N>(rest, n, what, layout, ck)?;
-    budget.add(ck, 1, COST_VECTOR).map_err(|e| e.on_line(n))?;
+    budget
+        .add(ck, 1, cost_record::<N>())
+        .map_err(|e| e.on_line(n))?;
     list.push(v);
     Ok(())
 }
@@ -446,7 +481,9 @@ fn read_prim(
     };
     if shape == Shape::Triangle {
         let corners = ints::<3>(rest, n, what, "three corner (adj) indices")?;
-        budget.add(ck, 3, COST_INDEX).map_err(|e| e.on_line(n))?;
+        budget
+            .add(ck, 1, 3 * COST_INDEX + COST_TRIANGLE)
+            .map_err(|e| e.on_line(n))?;
         indices.extend(corners);
     } else {
         let mut list = text::words(rest);
@@ -459,8 +496,10 @@ fn read_prim(
             ))
             .on_line(n));
         }
+        // A strip of n corners makes n - 2 triangles at the most.
         budget
             .add(ck, declared, COST_INDEX)
+            .and_then(|()| budget.add(ck, declared.saturating_sub(2), COST_TRIANGLE))
             .map_err(|e| e.on_line(n))?;
         for word in list {
             indices.push(int(word, n, what)?);
