@@ -45,9 +45,13 @@
 //! in the game's layout and number format; version 200 refuses what it has no place for, naming
 //! the field) or as BCF; [`write_cmx`] and [`write_bcf`] write a model's skeleton (its bones and
 //! frame 0) and suits as a one-skeleton file, see [`Skeleton::from_model`], in the version the
-//! model was read from ([`Model::source_version`](crate::Model::source_version)). Parsed and
-//! written again, every retail file and all but one of the prototype's 288 keep their bytes
-//! (that one has a tab after a value, which the reader trims).
+//! model was read from ([`Model::source_version`](crate::Model::source_version)), keeping the
+//! skeleton's name and its bones' flags, wiggle values, property lists and stored numbers, which
+//! the model carries for that ([`Kept::cmx_skeleton`](crate::model::Kept::cmx_skeleton)). Parsed
+//! and written again, every retail file and all but one of the prototype's 288 keep their bytes
+//! (that one has a tab after a value, which the reader trims); loaded as a model and saved, so
+//! does every file of one skeleton and no skills whose suits and skins have no empty property
+//! lists.
 
 mod skill;
 mod source;
@@ -130,6 +134,39 @@ pub struct Suit {
     pub suit_type: u32,
     pub property_lists: Vec<PropertyList>,
     pub skins: Vec<Skin>,
+}
+
+impl Skeleton {
+    /// The memory the skeleton takes, itself and on the heap (for a model's limit and size).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let sum =
+            |sizes: &mut dyn Iterator<Item = usize>| sizes.fold(0usize, usize::saturating_add);
+        let props = |lists: &[PropertyList]| {
+            sum(&mut lists.iter().map(|l| {
+                sum(&mut [size_of::<PropertyList>()]
+                    .into_iter()
+                    .chain(l.iter().map(|p| {
+                        sum(&mut [
+                            size_of::<Property>(),
+                            p.key.heap_bytes(),
+                            p.value.heap_bytes(),
+                        ]
+                        .into_iter())
+                    })))
+            }))
+        };
+        sum(&mut [size_of::<Skeleton>(), self.name.heap_bytes()]
+            .into_iter()
+            .chain(self.bones.iter().map(|b| {
+                sum(&mut [
+                    size_of::<Bone>(),
+                    b.name.heap_bytes(),
+                    b.parent.as_ref().map_or(0, Name::heap_bytes),
+                    props(&b.property_lists),
+                ]
+                .into_iter())
+            })))
+    }
 }
 
 /// A mesh (`.skn`/`.bmf` file name without extension) attached to a bone.
@@ -391,16 +428,19 @@ fn model_parts(
         // a skeleton (`Model::with_skills`), and `parse` gives everything it holds.
         return Ok(parts);
     };
-    // Per bone its share (BONE_BYTES) and its name; and the one frame, the rest pose.
+    // Per bone its share (BONE_BYTES) and its name; the one frame, the rest pose; and the
+    // skeleton's record, kept for saving (each bone again, with its names and properties).
     let names = total(sk.bones.iter().map(|b| b.name.as_bytes().len() as u64));
     ck.reserve_parts(
         &[
             (sk.bones.len() as u64, BONE_BYTES),
             (1, names),
             (1, REST_FRAME_BYTES),
+            (1, sk.heap_bytes() as u64),
         ],
         "the skeleton",
     )?;
+    parts.kept.cmx_skeleton = Some(std::sync::Arc::new(sk.clone()));
     parts.bones = sk
         .bones
         .iter()
