@@ -494,6 +494,68 @@ fn corpus_sims_skill_suit_and_cfp_files_are_described() {
     );
 }
 
+/// The positions of a 1998 `.msh`, read off its bytes: after the magic, a count, the record size
+/// (12) and each position's three little-endian floats.
+fn msh_positions(bytes: &[u8]) -> Vec<[f32; 3]> {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!(&bytes[..4], b"\xb2\xb0\xb0\xb0");
+    assert_eq!(word(8), 12);
+    let float = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    (0..word(4) as usize)
+        .map(|k| {
+            let at = 12 + 12 * k;
+            [float(at), float(at + 4), float(at + 8)]
+        })
+        .collect()
+}
+
+/// A `.msh` alone has no skeleton and so no bind pose: `info` gives the bounds of its own
+/// vertex positions, in the space of the bone its name gives, and says so (it gave zeros).
+#[test]
+fn corpus_msh_info_gives_the_bounds_of_its_own_positions() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let name = "xskin-biped-ed-HEAD-HEAD.msh";
+    let positions = msh_positions(&std::fs::read(proto.join(name)).unwrap());
+    let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for p in &positions {
+        for ((lo, hi), &v) in min.iter_mut().zip(&mut max).zip(p) {
+            *lo = lo.min(v);
+            *hi = hi.max(v);
+        }
+    }
+    // The head: about half a unit across, around its bone's joint.
+    assert!(max[0] - min[0] > 0.5 && min[0] < 0.0, "{min:?} {max:?}");
+    let run = ossa(&proto, &["info", name]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v3 = |v: [f32; 3]| format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2]);
+    assert_eq!(
+        run.line("bounds"),
+        format!(
+            "  bounds {} .. {} of its own vertex positions, in bone HEAD's space (it waits for a \
+             skeleton, so has no bind pose)",
+            v3(min),
+            v3(max)
+        )
+    );
+    let run = ossa(&proto, &["info", name, "--json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let bounds = &json["bounds"];
+    let floats = |v: &Value| -> Vec<f32> {
+        (v.as_array().unwrap().iter())
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    assert_eq!(floats(&bounds["min"]), min);
+    assert_eq!(floats(&bounds["max"]), max);
+    assert_eq!(bounds["of"], "own vertex positions, in bone HEAD's space");
+    // Bound to a skeleton, a model's bounds are its bind pose's.
+    let run = ossa(&proto, &["info", "colonelsuit.CMX", "--json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["bounds"]["of"], "bind pose");
+}
+
 /// A glTF's animations are sampled at `--fps`: twice the rate, twice the frames between the
 /// first and the last.
 #[test]
