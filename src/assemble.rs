@@ -58,6 +58,25 @@ pub fn dress(
     suit: &str,
     find_mesh: &mut dyn FnMut(&str) -> Result<Model>,
 ) -> Result<Model> {
+    dress_parts(character, suit, find_mesh).map(|d| d.model)
+}
+
+/// What [`dress_parts`] gives: the dressed character, and which skin each of its meshes is.
+#[derive(Debug)]
+pub struct Dressed {
+    pub model: Model,
+    /// Per mesh of `model`, its skin's position in the suit's skins: `find_mesh` is asked for
+    /// skin `k`'s mesh as its `k`-th call, so a caller that keeps where each was found knows
+    /// where each mesh came from (its textures are beside it).
+    pub mesh_skins: Vec<usize>,
+}
+
+/// [`dress`], telling which skin each mesh of the character is (skins left out have none).
+pub fn dress_parts(
+    character: &Model,
+    suit: &str,
+    find_mesh: &mut dyn FnMut(&str) -> Result<Model>,
+) -> Result<Dressed> {
     let Some(outfit) = find_suit(character.suits(), suit.as_bytes()) else {
         let names: Vec<String> = character
             .suits()
@@ -89,6 +108,7 @@ pub fn dress(
     let bone_name = |i: usize| bones.get(i).map_or(&[][..], |b| b.name.as_bytes());
     let bone_index = NameIndex::build_ignoring_case(bones.len(), bone_name);
     let mut worn = Vec::with_capacity(outfit.skins.len());
+    let mut mesh_skins = Vec::with_capacity(outfit.skins.len());
     let mut left_out = Vec::new();
     for (k, skin) in outfit.skins.iter().enumerate() {
         let mesh_name = skin.mesh.to_string();
@@ -123,6 +143,7 @@ pub fn dress(
             }
             Model::bind(&mesh, character).map_err(|e| e.within(place()))?
         };
+        mesh_skins.extend(std::iter::repeat_n(k, bound.meshes().len()));
         worn.push(bound);
     }
     if worn.is_empty() {
@@ -132,7 +153,10 @@ pub fn dress(
             left_out.join("; ")
         )));
     }
-    Ok(merge_meshes(&worn)?.with_warnings(left_out))
+    Ok(Dressed {
+        model: merge_meshes(&worn)?.with_warnings(left_out),
+        mesh_skins,
+    })
 }
 
 /// `mesh` hung on `bone` when it is a 1998 Sims `.msh`, which does not hold the name of its bone:
@@ -436,6 +460,8 @@ x
             .map(|m| m.name().to_string())
             .collect();
         assert_eq!(names, ["body-mesh", "head-mesh"]);
+        let parts = dress_parts(&character, "Nerd", &mut finder(&mut Vec::new())).unwrap();
+        assert_eq!(parts.mesh_skins, [0, 2]);
         let warnings: Vec<String> = dressed.warnings().iter().map(|w| w.to_string()).collect();
         assert_eq!(
             warnings,

@@ -327,7 +327,8 @@ pub struct PartsArgs {
     /// skin's MESH.skn, MESH.bmf or MESH.msh
     #[arg(long, value_name = "NAME")]
     pub suit: Option<String>,
-    /// Another directory for suit and mesh files (repeatable)
+    /// Another directory for suit and mesh files (repeatable); a mesh's textures are looked for
+    /// beside it, wherever it is found
     #[arg(long, value_name = "DIR")]
     pub search: Vec<String>,
 }

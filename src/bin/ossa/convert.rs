@@ -234,26 +234,24 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
         job.target,
         Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::SimsMsh | Format::Mm2Mod
     );
-    let (model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
+    let gathered = gather(input, &job.sources, keeps_unbound)?;
     let shown = output.display();
     if job.target == Format::Iqm && (job.engine.is_some() || job.sidecars) {
-        return convert_for_engine(input, output, model, warnings, job);
+        return convert_for_engine(input, output, gathered.model, gathered.warnings, job);
     }
+    let mut warnings = gathered.warnings.clone();
     let (bytes, line) = match job.target {
         #[cfg(feature = "gltf")]
         Format::Glb | Format::Gltf => {
-            // Textures beside the input (and its .skin files), read within its directory and
-            // the load's memory limit; one that cannot be used is a warning.
+            // Textures beside the input (and its .skin files), a dressed character's beside
+            // each mesh's file, read within its directory and the load's memory limit; one that
+            // cannot be used is a warning.
+            let model = &gathered.model;
             let name = input
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let textures = ossa::textures::find_textures_beside(
-                &model,
-                input,
-                None,
-                job.sources.options.max_bytes,
-            )?;
+            let textures = gathered.textures(input, job.sources.options.max_bytes)?;
             warnings.extend(textures.warnings.iter().map(|w| format!("{name}: {w}")));
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
@@ -266,7 +264,7 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             (export.bytes, line)
         }
         format => {
-            let (model, mut changes) = prepare(model, job)?;
+            let (model, mut changes) = prepare(gathered.model, job)?;
             let (bytes, optimized) = save_optimized(model, format, job)?;
             changes.extend(optimized);
             let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
