@@ -391,6 +391,81 @@ fn a_skill_file_lists_its_skills() {
     assert_eq!(json["skills"][0]["bytes_needed"], 88);
 }
 
+/// `validate` on a skill file whose numbers are not beside it: a problem naming the skill, the
+/// missing file and the directory looked in, and exit status 1 (it said the file was valid, and
+/// only `convert` and `render` then refused it or warned). With the numbers there it is valid.
+#[test]
+fn validate_reports_a_skill_whose_numbers_are_missing() {
+    let dir = TempDir::new("cli-validate", "skill");
+    let looked_in = std::fs::canonicalize(&dir.0).unwrap().display().to_string();
+    dir.write("nod.cmx", nod("nod", "xskill-nod", "CHEST"));
+    let run = ossa(&dir.0, &["validate", "nod.cmx"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): nod.cmx: skill nod: its animation file xskill-nod.cfp \
+             does not exist in {looked_in}\nnod.cmx: 1 problems, 0 warnings\n"
+        )
+    );
+    dir.write("xskill-nod.cfp", nod_cfp());
+    let run = ossa(&dir.0, &["validate", "nod.cmx"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "nod.cmx: valid (0 warnings)\n")
+    );
+
+    // A version 200 skill's numbers may be a `.bin` too: neither is the problem. Named from
+    // another directory, the file's own is where they are looked for.
+    std::fs::remove_file(dir.path("xskill-nod.cfp")).unwrap();
+    dir.write(
+        "old.cmx",
+        nod("nod", "xskill-nod", "CHEST").replace("version 300", "version 200"),
+    );
+    let old = dir.path("old.cmx");
+    let run = ossa(std::env::temp_dir(), &["validate", old.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): old.cmx: skill nod: neither xskill-nod.cfp nor \
+             xskill-nod.bin exists in {looked_in}: the skill has no frames\n{}: 1 problems, 0 \
+             warnings\n",
+            old.display()
+        )
+    );
+    dir.write("xskill-nod.bin", vec![0u8; 2 * 12 + 4 * 16]);
+    let run = ossa(&dir.0, &["validate", "old.cmx"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "old.cmx: valid (0 warnings)\n")
+    );
+}
+
+/// The 1998 prototype's archive lacks the numbers of most skills: `validate` says which, and the
+/// greeting, whose `.bin` is there, is valid.
+#[test]
+fn corpus_validate_names_the_prototype_skills_without_numbers() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let looked_in = std::fs::canonicalize(&proto).unwrap().display().to_string();
+    let run = ossa(
+        &proto,
+        &["validate", "adult-approve.cmx", "adult-greet01.cmx"],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): adult-approve.cmx: skill adult-approve: neither \
+             xskill-adult-approve.cfp nor xskill-adult-approve.bin exists in {looked_in}: the \
+             skill has no frames\nadult-approve.cmx: 1 problems, 0 warnings\n\
+             adult-greet01.cmx: valid (0 warnings)\n"
+        )
+    );
+}
+
 #[test]
 fn a_cfp_is_described_with_the_skills_that_read_it() {
     let dir = TempDir::new("cli-info", "cfp");
