@@ -373,13 +373,13 @@ pub struct Kept {
     /// The file's text block, where a kept extension may name strings by offset into it: the
     /// writer puts it first again so that those offsets still hold.
     pub text: Vec<u8>,
-    /// The skeleton of the Sims character file (CMX, BCF) the model's bones were read from, as
-    /// the file holds it: its name, and each bone's flags, wiggle values, property lists and
-    /// stored numbers, which the model has no place for. It goes with the bones (to meshes
-    /// bound to them, a suit dressed on them, skills added to them); saving as CMX or BCF
-    /// writes the skeleton's name and, for each bone of the same name, those fields, and its
-    /// numbers where the bone's rest pose is still the one they give.
-    pub cmx_skeleton: Option<Arc<crate::format::cmx::Skeleton>>,
+    /// The record of the skeleton the model's bones were read from, in a Sims character file
+    /// (CMX, BCF): its name, and each bone's flags, wiggle values, property lists and stored
+    /// quaternion, which the model has no place for. It goes with the bones (to meshes bound to
+    /// them, a suit dressed on them, skills added to them); saving as CMX or BCF writes the
+    /// skeleton's name and, for each bone of the same name, those fields, and its quaternion
+    /// where the bone's rest pose is still the one it gives.
+    pub cmx_skeleton: Option<Arc<crate::format::cmx::KeptSkeleton>>,
 }
 
 /// An extension of a file, kept as its bytes.
@@ -402,7 +402,7 @@ impl Kept {
             + self
                 .cmx_skeleton
                 .as_deref()
-                .map_or(0, crate::format::cmx::Skeleton::heap_bytes)
+                .map_or(0, crate::format::cmx::KeptSkeleton::heap_bytes)
     }
 }
 

@@ -53,6 +53,7 @@
 //! does every file of one skeleton and no skills whose suits and skins have no empty property
 //! lists.
 
+mod kept;
 mod skill;
 mod source;
 mod write;
@@ -65,6 +66,7 @@ use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
 use crate::name_index::NameIndex;
 
+pub use kept::KeptSkeleton;
 pub(crate) use skill::{BoneNames, SkillValues, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
@@ -134,39 +136,6 @@ pub struct Suit {
     pub suit_type: u32,
     pub property_lists: Vec<PropertyList>,
     pub skins: Vec<Skin>,
-}
-
-impl Skeleton {
-    /// The memory the skeleton takes, itself and on the heap (for a model's limit and size).
-    pub(crate) fn heap_bytes(&self) -> usize {
-        let sum =
-            |sizes: &mut dyn Iterator<Item = usize>| sizes.fold(0usize, usize::saturating_add);
-        let props = |lists: &[PropertyList]| {
-            sum(&mut lists.iter().map(|l| {
-                sum(&mut [size_of::<PropertyList>()]
-                    .into_iter()
-                    .chain(l.iter().map(|p| {
-                        sum(&mut [
-                            size_of::<Property>(),
-                            p.key.heap_bytes(),
-                            p.value.heap_bytes(),
-                        ]
-                        .into_iter())
-                    })))
-            }))
-        };
-        sum(&mut [size_of::<Skeleton>(), self.name.heap_bytes()]
-            .into_iter()
-            .chain(self.bones.iter().map(|b| {
-                sum(&mut [
-                    size_of::<Bone>(),
-                    b.name.heap_bytes(),
-                    b.parent.as_ref().map_or(0, Name::heap_bytes),
-                    props(&b.property_lists),
-                ]
-                .into_iter())
-            })))
-    }
 }
 
 /// A mesh (`.skn`/`.bmf` file name without extension) attached to a bone.
@@ -360,7 +329,7 @@ pub(crate) fn read_cmx(
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
     let (file, _) = read_text(data, ck)?;
-    model_parts(&file, Format::SimsCmx, skeleton, ck)
+    model_parts(file, Format::SimsCmx, skeleton, ck)
 }
 
 /// The model of a BCF's skeleton, as [`read_cmx`].
@@ -370,7 +339,7 @@ pub(crate) fn read_bcf(
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
     let (file, _) = read_binary(data, ck)?;
-    model_parts(&file, Format::SimsBcf, skeleton, ck)
+    model_parts(file, Format::SimsBcf, skeleton, ck)
 }
 
 /// The local pose of a Sims bone: `T(t) * R(q)^T`, and `R(q)^T = R(conj q)` for a unit `q`.
@@ -413,7 +382,7 @@ impl CharacterFile {
 }
 
 fn model_parts(
-    file: &CharacterFile,
+    mut file: CharacterFile,
     format: Format,
     skeleton: Option<&str>,
     ck: &mut Checker,
@@ -436,11 +405,10 @@ fn model_parts(
             (sk.bones.len() as u64, BONE_BYTES),
             (1, names),
             (1, REST_FRAME_BYTES),
-            (1, sk.heap_bytes() as u64),
+            (1, KeptSkeleton::bytes_for(sk)),
         ],
         "the skeleton",
     )?;
-    parts.kept.cmx_skeleton = Some(std::sync::Arc::new(sk.clone()));
     parts.bones = sk
         .bones
         .iter()
@@ -457,6 +425,12 @@ fn model_parts(
         .collect();
     if !parts.bones.is_empty() {
         parts.frames.push(Frame::named("rest"));
+    }
+    // The skeleton's record goes to the model as it was read, not copied.
+    let at = (file.skeletons.iter()).position(|s| std::ptr::eq(s, sk));
+    if let Some(at) = at {
+        let record = KeptSkeleton::new(file.skeletons.swap_remove(at));
+        parts.kept.cmx_skeleton = Some(std::sync::Arc::new(record));
     }
     Ok(parts)
 }

@@ -619,10 +619,11 @@ impl Skeleton {
         for (b, (bone, pose)) in bones.iter().zip(poses.iter()).enumerate() {
             let what = || format!("bone {b} ({})", bone.name);
             let file_bone = kept.find(&bone.name);
-            // The file's own numbers while they still give the pose, bit for bit.
-            let (translation, rotation) = match file_bone {
-                Some(k) if super::local_pose(k.translation, k.rotation) == *pose => {
-                    (k.translation, k.rotation)
+            // The file's own quaternion while it still gives the pose, bit for bit (a pose
+            // holds its translation exactly).
+            let (translation, rotation) = match &file_bone {
+                Some(k) if super::local_pose(pose.translation(), k.rotation) == *pose => {
+                    (pose.translation(), k.rotation)
                 }
                 _ => rest(pose, &what)?,
             };
@@ -654,7 +655,7 @@ impl Skeleton {
                 written.can_blend = k.can_blend;
                 written.wiggle_value = k.wiggle_value;
                 written.wiggle_power = k.wiggle_power;
-                written.property_lists = k.property_lists.clone();
+                written.property_lists = k.property_lists;
             }
             out.push(written);
         }
@@ -664,26 +665,27 @@ impl Skeleton {
 
 /// The bones of the character file a model was read from, by name.
 struct KeptBones<'a> {
-    bones: &'a [Bone],
+    kept: Option<&'a super::KeptSkeleton>,
     index: NameIndex,
 }
 
 impl<'a> KeptBones<'a> {
     fn of(model: &'a Model) -> KeptBones<'a> {
-        let bones = (model.kept().cmx_skeleton.as_deref()).map_or(&[][..], |k| k.bones.as_slice());
-        let name_of = |i: usize| bones.get(i).map_or(&[][..], |o| o.name.as_bytes());
+        let kept = model.kept().cmx_skeleton.as_deref();
+        let n = kept.map_or(0, super::KeptSkeleton::len);
+        let name_of = |i: usize| kept.map_or(&[][..], |k| k.bone_name(i));
         KeptBones {
-            bones,
-            index: NameIndex::build(bones.len(), name_of),
+            kept,
+            index: NameIndex::build(n, name_of),
         }
     }
 
-    /// The file's bone named exactly `name` (the first of that name).
-    fn find(&self, name: &Name) -> Option<&'a Bone> {
-        let bones = self.bones;
-        let name_of = |i: usize| bones.get(i).map_or(&[][..], |o| o.name.as_bytes());
-        let i = self.index.find(name.as_bytes(), name_of)?;
-        bones.get(i as usize)
+    /// The file's bone named exactly `name` (the first of that name), but for its translation
+    /// and parent, which the model holds.
+    fn find(&self, name: &Name) -> Option<Bone> {
+        let kept = self.kept?;
+        let i = (self.index).find(name.as_bytes(), |i| kept.bone_name(i))?;
+        kept.bone(i as usize)
     }
 }
 
@@ -758,7 +760,7 @@ fn prototype_holds(suit: &Suit) -> bool {
 fn model_file(model: &Model) -> Result<CharacterFile> {
     // The name of the skeleton the bones were read from, else one made up.
     let name = (model.kept().cmx_skeleton.as_deref())
-        .map_or_else(|| Name::from(DEFAULT_SKELETON_NAME), |k| k.name.clone());
+        .map_or_else(|| Name::from(DEFAULT_SKELETON_NAME), |k| k.name().clone());
     let mut skeletons = if model.bones().is_empty() && !model.suits().is_empty() {
         Vec::new()
     } else {
