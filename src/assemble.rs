@@ -19,6 +19,7 @@
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::model::{BoneSlots, Mesh, MeshParts, Model, Name, Suit};
+use crate::name_index::NameIndex;
 
 /// The suits of `suits_from` added to `skeleton`, which keeps its own (a suit of the same name,
 /// ignoring ASCII case, is not added twice): for a suit file that lists outfits but has no
@@ -42,15 +43,40 @@ pub fn with_suits(skeleton: &Model, suits: &[Suit]) -> Result<Model> {
 /// them made one model with [`merge_meshes`]: the skeleton, its frames and scenes, the
 /// character's suits, and the meshes in the order the suit lists its skins, with their names.
 ///
+/// A skin whose mesh hangs on a bone the skeleton lacks (an `.msh` on the skin's bone, an SKN
+/// or BMF on the bones it names; matched ignoring ASCII case, as binding matches them) is left
+/// out, with a warning on the result naming the suit, the skin (its position and bone), the
+/// mesh and the missing bones: no other bone stands in for a missing one.
+///
 /// Errors: `NotFound` when the character has no such suit (naming the suits it has);
-/// `Mismatch` when the character has no skeleton; `InvalidArgument` for a suit without skins.
-/// A mesh that cannot be found, loaded or bound keeps its error's code, its message prefixed
-/// with the suit, the skin (its position and bone) and the mesh's name.
+/// `Mismatch` when the character has no skeleton, or when every skin is left out (naming what
+/// each lacks); `InvalidArgument` for a suit without skins. A mesh that cannot be found, loaded
+/// or bound keeps its error's code, its message prefixed with the suit, the skin (its position
+/// and bone) and the mesh's name.
 pub fn dress(
     character: &Model,
     suit: &str,
     find_mesh: &mut dyn FnMut(&str) -> Result<Model>,
 ) -> Result<Model> {
+    dress_parts(character, suit, find_mesh).map(|d| d.model)
+}
+
+/// What [`dress_parts`] gives: the dressed character, and which skin each of its meshes is.
+#[derive(Debug)]
+pub struct Dressed {
+    pub model: Model,
+    /// Per mesh of `model`, its skin's position in the suit's skins: `find_mesh` is asked for
+    /// skin `k`'s mesh as its `k`-th call, so a caller that keeps where each was found knows
+    /// where each mesh came from (its textures are beside it).
+    pub mesh_skins: Vec<usize>,
+}
+
+/// [`dress`], telling which skin each mesh of the character is (skins left out have none).
+pub fn dress_parts(
+    character: &Model,
+    suit: &str,
+    find_mesh: &mut dyn FnMut(&str) -> Result<Model>,
+) -> Result<Dressed> {
     let Some(outfit) = find_suit(character.suits(), suit.as_bytes()) else {
         let names: Vec<String> = character
             .suits()
@@ -78,7 +104,12 @@ pub fn dress(
             outfit.name
         )));
     }
+    let bones = character.bones();
+    let bone_name = |i: usize| bones.get(i).map_or(&[][..], |b| b.name.as_bytes());
+    let bone_index = NameIndex::build_ignoring_case(bones.len(), bone_name);
     let mut worn = Vec::with_capacity(outfit.skins.len());
+    let mut mesh_skins = Vec::with_capacity(outfit.skins.len());
+    let mut left_out = Vec::new();
     for (k, skin) in outfit.skins.iter().enumerate() {
         let mesh_name = skin.mesh.to_string();
         let place = || {
@@ -93,11 +124,39 @@ pub fn dress(
         let bound = if mesh.unbound().is_none() && mesh.shares_skeleton(character) {
             mesh
         } else {
+            let missing: Vec<String> = match mesh.unbound() {
+                Some(BoneSlots::ByName(names)) => (names.iter())
+                    .filter(|n| !n.is_empty())
+                    .filter(|n| bone_index.find(n.as_bytes(), bone_name).is_none())
+                    .map(|n| format!("{:?}", n.to_string()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if !missing.is_empty() {
+                let bones = if missing.len() == 1 { "bone" } else { "bones" };
+                left_out.push(format!(
+                    "{}: the skeleton has no {bones} named {}: the part is left out",
+                    place(),
+                    missing.join(", ")
+                ));
+                continue;
+            }
             Model::bind(&mesh, character).map_err(|e| e.within(place()))?
         };
+        mesh_skins.extend(std::iter::repeat_n(k, bound.meshes().len()));
         worn.push(bound);
     }
-    merge_meshes(&worn)
+    if worn.is_empty() {
+        return Err(Error::mismatch(format!(
+            "suit {}: no skin fits the skeleton: {}",
+            outfit.name,
+            left_out.join("; ")
+        )));
+    }
+    Ok(Dressed {
+        model: merge_meshes(&worn)?.with_warnings(left_out),
+        mesh_skins,
+    })
 }
 
 /// `mesh` hung on `bone` when it is a 1998 Sims `.msh`, which does not hold the name of its bone:
@@ -374,18 +433,43 @@ x
             e.to_string(),
             "suit hat-only skin 0 (mesh hat-mesh on bone HEAD): no file holds hat-mesh"
         );
-        // Found but on a bone the skeleton lacks: bind's error, placed the same way.
+        // Found but on a bone the skeleton lacks, and the suit's only skin: nothing to wear.
         let mut parts = character().to_parts();
         parts.suits[1].skins[0].mesh = "ghost-mesh".into();
         let character = Model::from_parts(parts).unwrap();
         let e = dress(&character, "hat-only", &mut finder(&mut Vec::new())).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::NotFound);
-        assert!(
-            e.to_string()
-                .starts_with("suit hat-only skin 0 (mesh ghost-mesh on bone HEAD): "),
-            "{e}"
+        assert_eq!(e.code(), ErrorCode::Mismatch);
+        assert_eq!(
+            e.to_string(),
+            "suit hat-only: no skin fits the skeleton: suit hat-only skin 0 (mesh ghost-mesh on \
+             bone HEAD): the skeleton has no bone named \"TAIL\": the part is left out"
         );
-        assert!(e.to_string().contains("TAIL"), "{e}");
+    }
+
+    #[test]
+    fn a_skin_on_a_bone_the_skeleton_lacks_is_left_out_with_a_warning() {
+        let mut parts = character().to_parts();
+        let head = parts.suits[0].skins[1].clone();
+        parts.suits[0].skins.insert(1, head);
+        parts.suits[0].skins[1].mesh = "ghost-mesh".into();
+        let character = Model::from_parts(parts).unwrap();
+        let mut asked = Vec::new();
+        let dressed = dress(&character, "Nerd", &mut finder(&mut asked)).unwrap();
+        assert_eq!(asked, ["body-mesh", "ghost-mesh", "head-mesh"]);
+        let names: Vec<String> = (dressed.meshes().iter())
+            .map(|m| m.name().to_string())
+            .collect();
+        assert_eq!(names, ["body-mesh", "head-mesh"]);
+        let parts = dress_parts(&character, "Nerd", &mut finder(&mut Vec::new())).unwrap();
+        assert_eq!(parts.mesh_skins, [0, 2]);
+        let warnings: Vec<String> = dressed.warnings().iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [
+                "suit Nerd skin 1 (mesh ghost-mesh on bone HEAD): the skeleton has no bone named \
+              \"TAIL\": the part is left out"
+            ]
+        );
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub mod textures;
 pub use error::{Detail, Error, ErrorCode, Result};
 pub use format::{
     Format, LoadOptions, Report, cfp, cmx, dmf, dpm, iqm, mm2, sims_mesh, sims_msh, skm, validate,
+    validate_file,
 };
 pub use math::Mat3x4;
 pub use model::{

@@ -364,7 +364,8 @@ pub struct SkinFrame {
 
 /// What a file holds that ossa does not use but keeps, so that saving the model in its format
 /// again writes it (IQM: the comment, and the extensions other than `FTE_EVENT` and
-/// `FTE_SKINS`, which the model holds as events and skins).
+/// `FTE_SKINS`, which the model holds as events and skins; Sims CMX and BCF: the skeleton's
+/// record).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Kept {
     pub comment: Vec<u8>,
@@ -372,6 +373,13 @@ pub struct Kept {
     /// The file's text block, where a kept extension may name strings by offset into it: the
     /// writer puts it first again so that those offsets still hold.
     pub text: Vec<u8>,
+    /// The record of the skeleton the model's bones were read from, in a Sims character file
+    /// (CMX, BCF): its name, and each bone's flags, wiggle values, property lists and stored
+    /// quaternion, which the model has no place for. It goes with the bones (to meshes bound to
+    /// them, a suit dressed on them, skills added to them); saving as CMX or BCF writes the
+    /// skeleton's name and, for each bone of the same name, those fields, and its quaternion
+    /// where the bone's rest pose is still the one it gives.
+    pub cmx_skeleton: Option<Arc<crate::format::cmx::KeptSkeleton>>,
 }
 
 /// An extension of a file, kept as its bytes.
@@ -383,7 +391,7 @@ pub struct KeptExtension {
 
 impl Kept {
     pub fn is_empty(&self) -> bool {
-        self.comment.is_empty() && self.extensions.is_empty()
+        self.comment.is_empty() && self.extensions.is_empty() && self.cmx_skeleton.is_none()
     }
     fn heap_bytes(&self) -> usize {
         self.comment.len()
@@ -391,6 +399,10 @@ impl Kept {
             + (self.extensions.iter())
                 .map(|e| e.data.len() + e.name.as_bytes().len() + 1 + size_of::<KeptExtension>())
                 .sum::<usize>()
+            + self
+                .cmx_skeleton
+                .as_deref()
+                .map_or(0, crate::format::cmx::KeptSkeleton::heap_bytes)
     }
 }
 

@@ -127,6 +127,58 @@ fn add_skills_from(
     added.map_err(|e| e.in_file_if(file_label.as_ref()))
 }
 
+/// What `validate` finds wrong with the skills of the character file `data` (of `format`, CMX
+/// or BCF) beside their files (`sidecars`): each skill whose numbers are not there (its CFP;
+/// for a version 200 file, its CFP or `.bin`), as `NotFound` naming the skill, the files and
+/// `looked_in` (where `sidecars` reads, in words); and each whose animation name would leave the
+/// directory. No file is read: one that is there is found by its size. Nothing for a file that
+/// does not parse, which is a problem already.
+pub(crate) fn missing_skill_numbers(
+    data: &[u8],
+    format: Format,
+    strict: bool,
+    sidecars: &Sidecars<'_>,
+    looked_in: &str,
+) -> Vec<Error> {
+    let binary = match format {
+        Format::SimsCmx => false,
+        Format::SimsBcf => true,
+        _ => return Vec::new(),
+    };
+    let Ok((file, places)) = cmx::parse_with_places(data, binary, strict) else {
+        return Vec::new();
+    };
+    let prototype = file.version == Some(200);
+    let mut problems = Vec::new();
+    for (i, skill) in file.skills.iter().enumerate() {
+        let paths = match sidecars.skill_numbers_paths(skill) {
+            Ok(paths) => paths,
+            Err(e) => {
+                problems.push(places.put(i, e));
+                continue;
+            }
+        };
+        match sidecars.read_skill_numbers(&paths, prototype, 0) {
+            // A file larger than no bytes is there.
+            Ok(SkillNumbers::Found(..)) => {}
+            Err(e) if e.code() == crate::ErrorCode::Limit => {}
+            Err(e) => problems.push(e),
+            Ok(SkillNumbers::Missing) => problems.push(Error::not_found(if prototype {
+                format!(
+                    "skill {}: neither {} nor {} exists in {looked_in}: the skill has no frames",
+                    skill.name, paths.cfp, paths.bin
+                )
+            } else {
+                format!(
+                    "skill {}: its animation file {} does not exist in {looked_in}",
+                    skill.name, paths.cfp
+                )
+            })),
+        }
+    }
+    problems
+}
+
 fn parse_skill_file(data: &[u8], options: &LoadOptions) -> Result<(CharacterFile, SkillPlaces)> {
     let binary = match options.format {
         Format::Auto => !cmx::is_text(data),

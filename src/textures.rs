@@ -11,7 +11,10 @@
 //! - The Sims (SKN, BMF, the 1998 prototype's MSH, and meshes bound to a Sims skeleton, which
 //!   keep their format): the shader is the texture's name. `NAME.bmp`, `.png`, `.tga`, `.jpg`
 //!   beside the model, then the same names in lower case (the game's archives mix case); then
-//!   both in `Textures/` beside it (where the 1998 prototype keeps them).
+//!   both in `Textures/` beside it (where the 1998 prototype keeps them); then each of those
+//!   paths ignoring ASCII case, as the game's Windows opened them. A character dressed from a
+//!   suit's meshes has each mesh's looked for beside that mesh's own file
+//!   ([`find_textures_of_parts`], [`find_textures_beside_parts`]).
 //! - DPM, SKM and MM2: the shader is a game path (`models/monsters/zombie`), a file name
 //!   (`zombie.tga`) or a bare name (`meat`). The engine's game root is unknowable from here, so:
 //!   the shader's last component, extension stripped, with `.tga`, `.png`, `.jpg`, `.jpeg` beside
@@ -110,16 +113,42 @@ pub fn find_textures(
     files: Option<(&dyn FileSystem, &str)>,
     max_bytes: u64,
 ) -> ModelTextures {
+    find_textures_of_parts(model, files, &[], max_bytes)
+}
+
+/// A mesh's own file, for [`find_textures_of_parts`]: the filesystem it was read from, its path
+/// there, and what to show before that path in warnings and [`FoundImage::path`] (empty for
+/// none; its directory, where that is not the model's).
+#[derive(Clone, Copy)]
+pub struct PartFile<'a> {
+    pub fs: &'a dyn FileSystem,
+    pub path: &'a str,
+    pub shown: &'a str,
+}
+
+/// [`find_textures`] for a model whose meshes were read from files of their own (a Sims
+/// character dressed from its suit's meshes, wherever each was found): mesh `m`'s texture is
+/// looked for beside `parts[m]`, as beside the model's file; a mesh `parts` gives no file (None,
+/// or past its end) is looked for beside `files`. `.skin` variants are looked for beside `files`.
+pub fn find_textures_of_parts(
+    model: &Model,
+    files: Option<(&dyn FileSystem, &str)>,
+    parts: &[Option<PartFile<'_>>],
+    max_bytes: u64,
+) -> ModelTextures {
     let max_bytes = if max_bytes == 0 {
         DEFAULT_MAX_BYTES
     } else {
         max_bytes
     };
     let mut finder = Finder::new(files, max_bytes);
+    let mesh_places: Vec<Option<usize>> = (parts.iter())
+        .map(|part| part.map(|p| finder.add_place(p.fs, p.path, p.shown.to_owned())))
+        .collect();
     let search = Search::of(model.format());
     let mesh_images = match search {
         Search::Embedded => finder.embedded(model),
-        _ => finder.by_shader(model, search),
+        _ => finder.by_shader(model, search, &mesh_places),
     };
     let mut variants = if matches!(model.format(), Format::Dpm | Format::Skm | Format::Iqm) {
         finder.skin_variants(model)
@@ -142,6 +171,73 @@ pub fn find_textures_beside(
     let place = crate::sidecar::os_place(path, base_dir)?;
     let name = format!("{}{}", place.dir, place.file_name);
     Ok(find_textures(model, Some((&place.fs, &name)), max_bytes))
+}
+
+/// [`find_textures_beside`] for a model whose meshes were read from OS files of their own
+/// ([`find_textures_of_parts`]): mesh `m`'s texture is looked for beside `parts[m]` (read inside
+/// that file's directory, as loading reads sidecars), a mesh without one (None, or past the end
+/// of `parts`) beside `path`. A part in another directory than `path` names its directory in
+/// warnings and [`FoundImage::path`]. A part whose directory cannot be read is an error, as
+/// `path`'s is.
+pub fn find_textures_beside_parts(
+    model: &Model,
+    path: &std::path::Path,
+    base_dir: Option<&std::path::Path>,
+    parts: &[Option<std::path::PathBuf>],
+    max_bytes: u64,
+) -> crate::Result<ModelTextures> {
+    let place = crate::sidecar::os_place(path, base_dir)?;
+    let name = format!("{}{}", place.dir, place.file_name);
+    let dir_of = |p: &std::path::Path| {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."))
+            .to_path_buf()
+    };
+    let own_dir = dir_of(path).canonicalize().ok();
+    // Each part's place, by its own directory, and its path and what it is shown with there.
+    let mut dirs: Vec<(std::path::PathBuf, crate::sidecar::OsPlace, String)> = Vec::new();
+    let mut of_part: Vec<Option<(usize, String)>> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let Some(part) = part else {
+            of_part.push(None);
+            continue;
+        };
+        let dir = dir_of(part);
+        let real = dir.canonicalize().ok();
+        if real.is_some() && real == own_dir && base_dir.is_none() {
+            of_part.push(None);
+            continue;
+        }
+        let part_place = crate::sidecar::os_place(part, Some(&dir))?;
+        let part_name = format!("{}{}", part_place.dir, part_place.file_name);
+        let k = match dirs.iter().position(|(d, _, _)| *d == dir) {
+            Some(k) => k,
+            None => {
+                let shown = format!("{}/", dir.display());
+                dirs.push((dir, part_place, shown));
+                dirs.len().saturating_sub(1)
+            }
+        };
+        of_part.push(Some((k, part_name)));
+    }
+    let part_files: Vec<Option<PartFile<'_>>> = (of_part.iter())
+        .map(|p| {
+            let (k, part_name) = p.as_ref()?;
+            let (_, place, shown) = dirs.get(*k)?;
+            Some(PartFile {
+                fs: &place.fs,
+                path: part_name,
+                shown,
+            })
+        })
+        .collect();
+    Ok(find_textures_of_parts(
+        model,
+        Some((&place.fs, &name)),
+        &part_files,
+        max_bytes,
+    ))
 }
 
 /// The `.skin` files beside the OS file `path` (`MODEL_0.skin`...), read as [`find_textures`]
@@ -358,13 +454,13 @@ fn format_of(path: &str) -> Option<ImageFormat> {
     ImageFormat::from_extension(ext)
 }
 
-/// A read error as a warning about `path`, naming it once.
-fn read_warning(path: &str, e: &Error) -> String {
+/// A read error as a warning about `path` (shown as `shown`), naming it once.
+fn read_warning(shown: &str, path: &str, e: &Error) -> String {
     let text = e.to_string();
     if text.contains(path) {
-        text
+        text.replacen(path, shown, 1)
     } else {
-        format!("{path}: {text}")
+        format!("{shown}: {text}")
     }
 }
 
@@ -421,19 +517,68 @@ fn parse_skin(text: &str) -> (Vec<SkinEntry>, Vec<(usize, String)>) {
     (entries, bad)
 }
 
-struct Finder<'a> {
+/// Where textures are looked for: beside a file of a filesystem.
+struct Place<'a> {
     fs: Option<&'a dyn FileSystem>,
-    /// The model's directory in the filesystem (`""` or ending in `/`); `None` when nothing
-    /// beside the model can be read.
+    /// The file's directory in the filesystem (`""` or ending in `/`); `None` when nothing
+    /// beside the file can be read.
     dir: Option<String>,
+    /// What a path read there is shown with, before it, in warnings and [`FoundImage::path`]:
+    /// empty for the model's own place, whose paths are the filesystem's.
+    shown: String,
+}
+
+impl<'a> Place<'a> {
+    /// The place of the file `fs` names `name`, and its file name; a warning when `name` is not
+    /// inside the filesystem (nothing beside it is read then).
+    fn of(
+        fs: &'a dyn FileSystem,
+        name: &str,
+        shown: String,
+        warnings: &mut Vec<String>,
+    ) -> (Place<'a>, String) {
+        let (dir, file) = match name.rfind('/') {
+            Some(i) => name.split_at(i.saturating_add(1)),
+            None => ("", name),
+        };
+        if is_contained(name) {
+            let place = Place {
+                fs: Some(fs),
+                dir: Some(dir.to_owned()),
+                shown,
+            };
+            (place, file.to_owned())
+        } else {
+            warnings.push(format!(
+                "the path {shown}{name:?} is not inside the filesystem (absolute, `..`, a \
+                 backslash or a drive letter): nothing beside it is looked for"
+            ));
+            let place = Place {
+                fs: Some(fs),
+                dir: None,
+                shown,
+            };
+            (place, String::new())
+        }
+    }
+}
+
+struct Finder<'a> {
+    /// Where textures are looked for: the model's own place first, then those of meshes read
+    /// from files of their own (a dressed character's parts).
+    places: Vec<Place<'a>>,
+    /// The place a lookup is made in, by index in `places`.
+    current: usize,
+    /// The model's file name.
     file_name: String,
     /// What is left of the memory limit.
     left: u64,
     images: Vec<FoundImage>,
-    /// Every path read, so that none is read twice.
-    by_path: HashMap<String, Probe>,
-    /// Every texture name looked for, so that none is looked for (or warned about) twice.
-    by_name: HashMap<String, Option<usize>>,
+    /// Every path read (in a place), so that none is read twice.
+    by_path: HashMap<(usize, String), Probe>,
+    /// Every texture name looked for (in a place), so that none is looked for (or warned
+    /// about) twice.
+    by_name: HashMap<(usize, String), Option<usize>>,
     /// MM2 textures that exist only as `.tex`.
     tex_only: Vec<String>,
     /// Texture names not looked for, there being no filesystem.
@@ -446,27 +591,27 @@ struct Finder<'a> {
 impl<'a> Finder<'a> {
     fn new(files: Option<(&'a dyn FileSystem, &str)>, max_bytes: u64) -> Finder<'a> {
         let mut warnings = Vec::new();
-        let (fs, dir, file_name) = match files {
-            None => (None, None, String::new()),
+        let (place, file_name) = match files {
+            None => (
+                Place {
+                    fs: None,
+                    dir: None,
+                    shown: String::new(),
+                },
+                String::new(),
+            ),
             Some((fs, name)) => {
-                let (dir, file) = match name.rfind('/') {
-                    Some(i) => name.split_at(i.saturating_add(1)),
-                    None => ("", name),
-                };
-                if is_contained(name) {
-                    (Some(fs), Some(dir.to_owned()), file.to_owned())
-                } else {
-                    warnings.push(format!(
-                        "the model's path {name:?} is not inside the filesystem (absolute, `..`, \
-                         a backslash or a drive letter): nothing beside it is looked for"
-                    ));
-                    (Some(fs), None, String::new())
+                let (place, file) = Place::of(fs, name, String::new(), &mut warnings);
+                // The model's own path keeps the words it always had.
+                if let Some(w) = warnings.last_mut() {
+                    *w = w.replacen("the path", "the model's path", 1);
                 }
+                (place, file)
             }
         };
         Finder {
-            fs,
-            dir,
+            places: vec![place],
+            current: 0,
             file_name,
             left: max_bytes,
             images: Vec::new(),
@@ -477,6 +622,41 @@ impl<'a> Finder<'a> {
             warnings,
             names_only: false,
         }
+    }
+
+    /// The place of a mesh's own file, `name` in `fs`, shown as `shown` before its paths: a
+    /// place already known (the same filesystem and directory) is used again.
+    fn add_place(&mut self, fs: &'a dyn FileSystem, name: &str, shown: String) -> usize {
+        let (place, _) = Place::of(fs, name, shown, &mut self.warnings);
+        let same = |p: &Place<'a>| {
+            p.dir == place.dir
+                && p.shown == place.shown
+                && p.fs.is_some_and(|f| std::ptr::addr_eq(f, fs))
+        };
+        match self.places.iter().position(same) {
+            Some(k) => k,
+            None => {
+                self.places.push(place);
+                self.places.len().saturating_sub(1)
+            }
+        }
+    }
+
+    fn fs(&self) -> Option<&'a dyn FileSystem> {
+        self.places.get(self.current).and_then(|p| p.fs)
+    }
+
+    fn dir(&self) -> Option<String> {
+        self.places.get(self.current).and_then(|p| p.dir.clone())
+    }
+
+    /// A path of the current place as shown.
+    fn shown(&self, path: &str) -> String {
+        let before = self
+            .places
+            .get(self.current)
+            .map_or("", |p| p.shown.as_str());
+        format!("{before}{path}")
     }
 
     fn finish(mut self, mesh_images: Vec<Option<usize>>, variants: Vec<Variant>) -> ModelTextures {
@@ -588,10 +768,17 @@ impl<'a> Finder<'a> {
         Some(self.images.len().saturating_sub(1))
     }
 
-    /// Each mesh's texture by its shader.
-    fn by_shader(&mut self, model: &Model, search: Search) -> Vec<Option<usize>> {
+    /// Each mesh's texture by its shader, looked for in the mesh's place (`mesh_places`, by
+    /// mesh; the model's own where it gives none).
+    fn by_shader(
+        &mut self,
+        model: &Model,
+        search: Search,
+        mesh_places: &[Option<usize>],
+    ) -> Vec<Option<usize>> {
         let mut out = Vec::with_capacity(model.meshes().len());
         for (k, mesh) in model.meshes().iter().enumerate() {
+            self.current = mesh_places.get(k).copied().flatten().unwrap_or(0);
             let name = mesh.shader().to_string_lossy();
             if name.is_empty() {
                 out.push(None);
@@ -607,6 +794,7 @@ impl<'a> Finder<'a> {
             };
             out.push(self.lookup(&name, search, &user, quiet));
         }
+        self.current = 0;
         out
     }
 
@@ -615,11 +803,12 @@ impl<'a> Finder<'a> {
         if self.names_only {
             return None;
         }
-        if let Some(found) = self.by_name.get(name) {
+        let key = (self.current, name.to_owned());
+        if let Some(found) = self.by_name.get(&key) {
             return *found;
         }
         let found = self.search(name, search, user, quiet);
-        self.by_name.insert(name.to_owned(), found);
+        self.by_name.insert(key, found);
         found
     }
 
@@ -631,11 +820,12 @@ impl<'a> Finder<'a> {
             ));
             return None;
         }
-        let Some(fs) = self.fs else {
+        let Some(fs) = self.fs() else {
             self.unsearched.push(format!("{name:?}"));
             return None;
         };
-        let tried = candidates(search, name, self.dir.as_deref(), None);
+        let dir = self.dir();
+        let tried = candidates(search, name, dir.as_deref(), None);
         let mut unusable = false;
         for path in &tried {
             match self.probe(fs, path, name) {
@@ -658,7 +848,7 @@ impl<'a> Finder<'a> {
             }
         }
         if search == Search::Mm2 && !unusable {
-            let tex = candidates(search, name, self.dir.as_deref(), Some(&["tex"]));
+            let tex = candidates(search, name, dir.as_deref(), Some(&["tex"]));
             if tex.iter().any(|p| exists(fs, p)) {
                 self.tex_only.push(format!("{name:?}"));
                 return None;
@@ -670,6 +860,7 @@ impl<'a> Finder<'a> {
             } else {
                 "no image found"
             };
+            let tried: Vec<String> = tried.iter().map(|p| self.shown(p)).collect();
             self.warnings.push(format!(
                 "{user}: texture {name:?}: {why}; tried {}",
                 tried.join(", ")
@@ -680,13 +871,15 @@ impl<'a> Finder<'a> {
 
     /// Reads and decodes the image at `path` (once), for texture `name`.
     fn probe(&mut self, fs: &dyn FileSystem, path: &str, name: &str) -> Probe {
-        if let Some(p) = self.by_path.get(path) {
+        let key = (self.current, path.to_owned());
+        if let Some(p) = self.by_path.get(&key) {
             return *p;
         }
+        let shown = self.shown(path);
         let probe = match read_contained_at_most(fs, path, self.left) {
             Err(e) if e.code() == ErrorCode::NotFound => Probe::Missing,
             Err(e) => {
-                self.warnings.push(read_warning(path, &e));
+                self.warnings.push(read_warning(&shown, path, &e));
                 Probe::Unusable
             }
             Ok(data) => {
@@ -697,7 +890,7 @@ impl<'a> Finder<'a> {
                         self.left = self.left.saturating_sub(d.pixel_bytes);
                         self.images.push(FoundImage {
                             name: name.to_owned(),
-                            path: path.to_owned(),
+                            path: shown,
                             png: d.png,
                             width: d.width,
                             height: d.height,
@@ -705,19 +898,19 @@ impl<'a> Finder<'a> {
                         Probe::Image(self.images.len().saturating_sub(1))
                     }
                     Err(why) => {
-                        self.warnings.push(format!("{path}: {why}"));
+                        self.warnings.push(format!("{shown}: {why}"));
                         Probe::Unusable
                     }
                 }
             }
         };
-        self.by_path.insert(path.to_owned(), probe);
+        self.by_path.insert(key, probe);
         probe
     }
 
     /// The model's `.skin` files, each a variant.
     fn skin_variants(&mut self, model: &Model) -> Vec<Variant> {
-        let (Some(fs), Some(dir)) = (self.fs, self.dir.clone()) else {
+        let (Some(fs), Some(dir)) = (self.fs(), self.dir()) else {
             return Vec::new();
         };
         if self.file_name.is_empty() {
@@ -740,7 +933,7 @@ impl<'a> Finder<'a> {
                 Err(e) if e.code() == ErrorCode::NotFound => break,
                 Err(e) => {
                     // There but unusable: the numbering goes on past it.
-                    self.warnings.push(read_warning(&path, &e));
+                    self.warnings.push(read_warning(&path, &path, &e));
                     continue;
                 }
                 Ok(data) => {

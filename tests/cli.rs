@@ -391,6 +391,81 @@ fn a_skill_file_lists_its_skills() {
     assert_eq!(json["skills"][0]["bytes_needed"], 88);
 }
 
+/// `validate` on a skill file whose numbers are not beside it: a problem naming the skill, the
+/// missing file and the directory looked in, and exit status 1 (it said the file was valid, and
+/// only `convert` and `render` then refused it or warned). With the numbers there it is valid.
+#[test]
+fn validate_reports_a_skill_whose_numbers_are_missing() {
+    let dir = TempDir::new("cli-validate", "skill");
+    let looked_in = std::fs::canonicalize(&dir.0).unwrap().display().to_string();
+    dir.write("nod.cmx", nod("nod", "xskill-nod", "CHEST"));
+    let run = ossa(&dir.0, &["validate", "nod.cmx"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): nod.cmx: skill nod: its animation file xskill-nod.cfp \
+             does not exist in {looked_in}\nnod.cmx: 1 problems, 0 warnings\n"
+        )
+    );
+    dir.write("xskill-nod.cfp", nod_cfp());
+    let run = ossa(&dir.0, &["validate", "nod.cmx"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "nod.cmx: valid (0 warnings)\n")
+    );
+
+    // A version 200 skill's numbers may be a `.bin` too: neither is the problem. Named from
+    // another directory, the file's own is where they are looked for.
+    std::fs::remove_file(dir.path("xskill-nod.cfp")).unwrap();
+    dir.write(
+        "old.cmx",
+        nod("nod", "xskill-nod", "CHEST").replace("version 300", "version 200"),
+    );
+    let old = dir.path("old.cmx");
+    let run = ossa(std::env::temp_dir(), &["validate", old.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): old.cmx: skill nod: neither xskill-nod.cfp nor \
+             xskill-nod.bin exists in {looked_in}: the skill has no frames\n{}: 1 problems, 0 \
+             warnings\n",
+            old.display()
+        )
+    );
+    dir.write("xskill-nod.bin", vec![0u8; 2 * 12 + 4 * 16]);
+    let run = ossa(&dir.0, &["validate", "old.cmx"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "old.cmx: valid (0 warnings)\n")
+    );
+}
+
+/// The 1998 prototype's archive lacks the numbers of most skills: `validate` says which, and the
+/// greeting, whose `.bin` is there, is valid.
+#[test]
+fn corpus_validate_names_the_prototype_skills_without_numbers() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let looked_in = std::fs::canonicalize(&proto).unwrap().display().to_string();
+    let run = ossa(
+        &proto,
+        &["validate", "adult-approve.cmx", "adult-greet01.cmx"],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "error (OSSA_ERR_NOT_FOUND): adult-approve.cmx: skill adult-approve: neither \
+             xskill-adult-approve.cfp nor xskill-adult-approve.bin exists in {looked_in}: the \
+             skill has no frames\nadult-approve.cmx: 1 problems, 0 warnings\n\
+             adult-greet01.cmx: valid (0 warnings)\n"
+        )
+    );
+}
+
 #[test]
 fn a_cfp_is_described_with_the_skills_that_read_it() {
     let dir = TempDir::new("cli-info", "cfp");
@@ -492,6 +567,68 @@ fn corpus_sims_skill_suit_and_cfp_files_are_described() {
         run.line("mesh "),
         "         mesh xskin-b001mafit_01-PELVIS-BODY on bone PELVIS, censor flags 0"
     );
+}
+
+/// The positions of a 1998 `.msh`, read off its bytes: after the magic, a count, the record size
+/// (12) and each position's three little-endian floats.
+fn msh_positions(bytes: &[u8]) -> Vec<[f32; 3]> {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!(&bytes[..4], b"\xb2\xb0\xb0\xb0");
+    assert_eq!(word(8), 12);
+    let float = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    (0..word(4) as usize)
+        .map(|k| {
+            let at = 12 + 12 * k;
+            [float(at), float(at + 4), float(at + 8)]
+        })
+        .collect()
+}
+
+/// A `.msh` alone has no skeleton and so no bind pose: `info` gives the bounds of its own
+/// vertex positions, in the space of the bone its name gives, and says so (it gave zeros).
+#[test]
+fn corpus_msh_info_gives_the_bounds_of_its_own_positions() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let name = "xskin-biped-ed-HEAD-HEAD.msh";
+    let positions = msh_positions(&std::fs::read(proto.join(name)).unwrap());
+    let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+    for p in &positions {
+        for ((lo, hi), &v) in min.iter_mut().zip(&mut max).zip(p) {
+            *lo = lo.min(v);
+            *hi = hi.max(v);
+        }
+    }
+    // The head: about half a unit across, around its bone's joint.
+    assert!(max[0] - min[0] > 0.5 && min[0] < 0.0, "{min:?} {max:?}");
+    let run = ossa(&proto, &["info", name]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v3 = |v: [f32; 3]| format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2]);
+    assert_eq!(
+        run.line("bounds"),
+        format!(
+            "  bounds {} .. {} of its own vertex positions, in bone HEAD's space (it waits for a \
+             skeleton, so has no bind pose)",
+            v3(min),
+            v3(max)
+        )
+    );
+    let run = ossa(&proto, &["info", name, "--json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let bounds = &json["bounds"];
+    let floats = |v: &Value| -> Vec<f32> {
+        (v.as_array().unwrap().iter())
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    assert_eq!(floats(&bounds["min"]), min);
+    assert_eq!(floats(&bounds["max"]), max);
+    assert_eq!(bounds["of"], "own vertex positions, in bone HEAD's space");
+    // Bound to a skeleton, a model's bounds are its bind pose's.
+    let run = ossa(&proto, &["info", "colonelsuit.CMX", "--json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["bounds"]["of"], "bind pose");
 }
 
 /// A glTF's animations are sampled at `--fps`: twice the rate, twice the frames between the

@@ -836,6 +836,74 @@ fn corpus_1998_colonel_converts_with_his_textures_and_a_skill() {
     );
 }
 
+/// `--search DIR`: the colonel's suit file alone in one directory, his parts in another with
+/// their images in its `TEXTURES/`, named in lower case. Each part's texture is found beside the
+/// part (in its Textures folder, ASCII case ignored as on the game's Windows), wherever the part
+/// was found: converted and drawn, every part is textured and nothing is warned about (it was
+/// 13 warnings and an untextured colonel).
+#[test]
+fn corpus_colonel_parts_from_a_search_directory_find_their_textures() {
+    let Some(sims) = corpus("sims") else {
+        return;
+    };
+    let proto = sims.join("proto1998");
+    let dir = TempDir::new("cli", "colonel-search");
+    dir.write(
+        "suit/colonelsuit.CMX",
+        std::fs::read(proto.join("colonelsuit.CMX")).unwrap(),
+    );
+    for entry in std::fs::read_dir(&proto).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.starts_with("xskin-colonel-") {
+            dir.write(
+                &format!("parts/{name}"),
+                std::fs::read(proto.join(&name)).unwrap(),
+            );
+        }
+    }
+    for entry in std::fs::read_dir(proto.join("Textures")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        dir.write(
+            &format!("parts/TEXTURES/{}", name.to_ascii_lowercase()),
+            std::fs::read(proto.join("Textures").join(&name)).unwrap(),
+        );
+    }
+    let args = |out: &'static str| {
+        [
+            "suit/colonelsuit.CMX",
+            "--suit",
+            "colonel",
+            "--search",
+            "parts",
+            "-o",
+            out,
+        ]
+    };
+    let mut convert = vec!["convert"];
+    convert.extend(args("colonel.glb"));
+    let run = ossa(&dir, &convert);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let json = glb_file(&dir.path("colonel.glb"));
+    assert_eq!(names(&json, "meshes").len(), 21);
+    assert_eq!(json["images"].as_array().unwrap().len(), 14);
+    assert!(
+        (json["meshes"].as_array().unwrap().iter())
+            .all(|m| m["primitives"][0]["material"].is_u64())
+    );
+    let mut render = vec!["render"];
+    render.extend(args("colonel.png"));
+    let run = ossa(&dir, &render);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .ends_with("21 meshes, 515 triangles, 21 textured\n"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// `--anims`: raylib's guy takes the scenes of its animation-only twin (unnamed bones, bound by
 /// number) after its own; a file whose bones are none of the model's is refused, naming it.
 #[test]

@@ -6,6 +6,7 @@
 
 mod cli_support;
 mod corpus;
+mod sims_fixtures;
 
 use cli_support::{TempDir, corpus, ossa, ossa_peak, tube_dpm};
 
@@ -306,6 +307,44 @@ fn the_1998_colonel_stands_textured() {
     colours.sort();
     colours.dedup();
     assert!(colours.len() > 500, "{} colours", colours.len());
+}
+
+/// Ross's suit on the colonel's skeleton without its toes: the toe parts hang on `L_TOE0` and
+/// `R_TOE0`, which it lacks. They are not drawn, and each is a warning naming the suit, the skin,
+/// the mesh and the bone; the other 19 parts are.
+#[test]
+fn a_suit_part_on_a_bone_the_skeleton_lacks_is_left_out_with_a_warning() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let dir = TempDir::new("render", "toeless");
+    dir.write("toeless.cmx", sims_fixtures::toeless_colonel(&proto));
+    let run = ossa(
+        &dir,
+        &[
+            "render",
+            "toeless.cmx",
+            "--suit",
+            "rossnud",
+            "--search",
+            proto.to_str().unwrap(),
+            "--no-textures",
+            "-o",
+            "ross.png",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(", 19 meshes,"), "{}", run.stdout);
+    let warnings: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        warnings,
+        [
+            "ossa: warning: suit rossnud skin 16 (mesh xskin-rossnud-R_TOE0-TOEL on bone R_TOE0): \
+             the skeleton has no bone named \"R_TOE0\": the part is left out",
+            "ossa: warning: suit rossnud skin 20 (mesh xskin-rossnud-L_TOE0-TOER on bone L_TOE0): \
+             the skeleton has no bone named \"L_TOE0\": the part is left out",
+        ]
+    );
 }
 
 /// A sheet of many cells holds one cell's skinned vertices at a time: a model of 51,200

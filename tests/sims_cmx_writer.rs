@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use ossa::format::cmx::{self, CharacterFile};
 use ossa::format::detect;
 use ossa::synth::TubeRig;
-use ossa::{Bone, ErrorCode, Format, LoadOptions, Mat3x4, Model, ModelParts, Name};
+use ossa::{Bone, ErrorCode, Format, Kept, LoadOptions, Mat3x4, Model, ModelParts, Name};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -173,13 +173,59 @@ fn text_and_binary_twins_convert_byte_for_byte() {
 // Skeleton models
 // ---------------------------------------------------------------------------------------------
 
+/// Every corpus character file of one skeleton and no skills (the retail adult and child
+/// skeletons, the 1998 prototype's suit files), loaded as a model and saved in its own format,
+/// keeps its bytes: the skeleton's name, its bones' flags and the file's own numbers go with the
+/// model. Saved in the other encoding, it is the file's twin.
 #[test]
-fn corpus_skeletons_written_from_models_keep_their_rest_pose() {
-    let Some(dir) = sims_dir("corpus_skeletons_written_from_models_keep_their_rest_pose") else {
+fn corpus_skeletons_saved_from_models_keep_their_bytes() {
+    let Some(dir) = sims_dir("corpus_skeletons_saved_from_models_keep_their_bytes") else {
+        return;
+    };
+    let mut kept = Vec::new();
+    for dir in [dir.clone(), dir.join("proto1998")] {
+        for name in character_files(&dir) {
+            let data = read(&dir, &name);
+            let file = cmx::parse(&data).unwrap();
+            if file.skeletons.len() != 1 || !file.skills.is_empty() {
+                continue;
+            }
+            let model = Model::load_file(dir.join(&name), &LoadOptions::default()).unwrap();
+            let format = model.format();
+            let saved = model.save(format).unwrap();
+            assert!(
+                saved == data,
+                "{name}: saved from its model, the bytes differ"
+            );
+            let other = if format == Format::SimsCmx {
+                Format::SimsBcf
+            } else {
+                Format::SimsCmx
+            };
+            let twin = cmx::write_character(&file, other == Format::SimsBcf).unwrap();
+            assert!(model.save(other).unwrap() == twin, "{name} as {other:?}");
+            assert_same_skeleton(&model, &load(&twin, other), 0.0, 0.0, &name);
+            kept.push(name);
+        }
+    }
+    // The two retail skeletons and the prototype's eight suit files with theirs.
+    assert_eq!(kept.len(), 10, "{kept:?}");
+    assert!(kept.iter().any(|n| n == "colonelsuit.CMX"), "{kept:?}");
+}
+
+/// A skeleton the model does not carry from a character file (taken off here) is written with
+/// the defaults: named `skeleton`, every flag set, no wiggle or properties; the numbers are the
+/// rest pose's decomposition, the file's quaternions up to sign.
+#[test]
+fn corpus_skeletons_without_their_file_keep_their_rest_pose() {
+    let Some(dir) = sims_dir("corpus_skeletons_without_their_file_keep_their_rest_pose") else {
         return;
     };
     for name in ["so_adult-skeleton.cmx", "so_child-skeleton.cmx"] {
-        let model = load(&read(&dir, name), Format::SimsCmx);
+        let mut parts = load(&read(&dir, name), Format::SimsCmx).to_parts();
+        assert!(parts.kept.cmx_skeleton.is_some(), "{name}");
+        parts.kept = Kept::default();
+        let model = Model::from_parts(parts).unwrap();
         for format in [Format::SimsCmx, Format::SimsBcf] {
             let written = model.save(format).unwrap();
             assert_eq!(detect(&written, None), Some(format), "{name}");
@@ -189,7 +235,6 @@ fn corpus_skeletons_written_from_models_keep_their_rest_pose() {
             let file = cmx::parse(&written).unwrap();
             let sk = &file.skeletons[0];
             assert_eq!(sk.name.to_string(), cmx::DEFAULT_SKELETON_NAME);
-            // The model keeps no flags or wiggle: the defaults are written.
             assert!(sk.bones.iter().all(|b| b.can_translate
                 && b.can_rotate
                 && b.can_blend
@@ -210,6 +255,53 @@ fn corpus_skeletons_written_from_models_keep_their_rest_pose() {
             assert!(dot.abs() > 1.0 - 1e-6, "{name} {}: dot {dot}", a.name);
         }
     }
+}
+
+/// The 1998 colonel's skeleton with one bone moved: every bone keeps its flags and the
+/// skeleton its name; the moved bone is written with its new pose, the others with the file's
+/// own numbers.
+#[test]
+fn a_moved_bone_is_written_anew_and_keeps_its_flags() {
+    let Some(dir) = sims_dir("a_moved_bone_is_written_anew_and_keeps_its_flags") else {
+        return;
+    };
+    let dir = dir.join("proto1998");
+    let data = read(&dir, "colonelsuit.CMX");
+    let original = cmx::parse(&data).unwrap();
+    let mut parts = load(&data, Format::SimsCmx).to_parts();
+    let pelvis = parts
+        .bones
+        .iter()
+        .position(|b| b.name.as_bytes() == b"PELVIS")
+        .unwrap();
+    let mut poses = parts.poses.to_matrices();
+    poses[pelvis].m[7] += 0.5;
+    parts.poses = poses.into();
+    let moved = Model::from_parts(parts).unwrap();
+    let written = cmx::parse(&moved.save(Format::SimsCmx).unwrap()).unwrap();
+    assert_eq!(written.version, Some(200));
+    let (a, b) = (&original.skeletons[0], &written.skeletons[0]);
+    assert_eq!(b.name.to_string(), "adult");
+    for (k, (x, y)) in a.bones.iter().zip(&b.bones).enumerate() {
+        assert_eq!(
+            (x.can_translate, x.can_rotate, x.can_blend),
+            (y.can_translate, y.can_rotate, y.can_blend),
+            "{}",
+            x.name
+        );
+        if k == pelvis {
+            assert_eq!(y.translation[1], x.translation[1] + 0.5, "{}", x.name);
+        } else {
+            assert_eq!(
+                (x.translation, x.rotation),
+                (y.translation, y.rotation),
+                "{}",
+                x.name
+            );
+        }
+    }
+    // Bone 1 (PELVIS) does not translate in the file: `0` after its rotation, kept.
+    assert!(!a.bones[pelvis].can_translate);
 }
 
 /// A skeleton with turned bones, written from its parsed file's model and again from the

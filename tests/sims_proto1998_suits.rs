@@ -6,6 +6,7 @@
 //! and finds his textures in `Textures/` as the game's filesystem did, ignoring case.
 
 mod corpus;
+mod sims_fixtures;
 
 use std::path::Path;
 
@@ -372,4 +373,42 @@ fn every_file_of_the_prototype_is_read() {
     let pngs = files_ending(&dir.join("Textures"), &[".png"]);
     assert_eq!(pngs.len(), 242);
     assert_eq!(images.len(), 163, "{images:?}");
+}
+
+/// Ross's suit on a skeleton without toes: his toe parts hang on `L_TOE0` and `R_TOE0`, which it
+/// lacks. They are left out, each with a warning naming the suit, the skin, the mesh and the
+/// bone; the other 19 parts are worn, none on a toe bone's stand-in.
+#[test]
+fn a_part_on_a_bone_the_skeleton_lacks_is_left_out_with_a_warning() {
+    let Some(dir) = corpus_subdir(
+        "sims/proto1998",
+        "a_part_on_a_bone_the_skeleton_lacks_is_left_out_with_a_warning",
+    ) else {
+        return;
+    };
+    let toeless = Model::load(
+        &sims_fixtures::toeless_colonel(&dir),
+        &LoadOptions {
+            format: ossa::Format::SimsCmx,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(toeless.find_bone("L_TOE0").is_none());
+    let ross = load(&dir, "rossnud.cmx");
+    let character = with_suits(&toeless, ross.suits()).unwrap();
+    let worn = dressed(&dir, &character, "rossnud");
+    let names: Vec<String> = worn.meshes().iter().map(|m| m.name().to_string()).collect();
+    assert_eq!(names.len(), 19, "{names:?}");
+    assert!(names.iter().all(|n| !n.contains("TOE")), "{names:?}");
+    let warnings: Vec<String> = worn.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "suit rossnud skin 16 (mesh xskin-rossnud-R_TOE0-TOEL on bone R_TOE0): the skeleton \
+             has no bone named \"R_TOE0\": the part is left out",
+            "suit rossnud skin 20 (mesh xskin-rossnud-L_TOE0-TOER on bone L_TOE0): the skeleton \
+             has no bone named \"L_TOE0\": the part is left out",
+        ]
+    );
 }

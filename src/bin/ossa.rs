@@ -86,13 +86,6 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn named(file: &str, options: &LoadOptions<'static>) -> LoadOptions<'static> {
-    LoadOptions {
-        name: Some(file.to_owned()),
-        ..options.clone()
-    }
-}
-
 fn read(file: &str) -> Result<Vec<u8>, ossa::Error> {
     std::fs::read(file).map_err(|e| {
         // The error line names the file already.
@@ -190,7 +183,8 @@ fn validate_engine(
 
 fn validate(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa::Error> {
     let mut out = std::io::stdout().lock();
-    let report = ossa::validate(&read(file)?, &named(file, options));
+    // Through the path, so that the files beside it (a skill's CFP) are checked too.
+    let report = ossa::validate_file(Path::new(file), options)?;
     for w in &report.warnings {
         say!(out, "warning: {w}");
     }

@@ -45,10 +45,15 @@
 //! in the game's layout and number format; version 200 refuses what it has no place for, naming
 //! the field) or as BCF; [`write_cmx`] and [`write_bcf`] write a model's skeleton (its bones and
 //! frame 0) and suits as a one-skeleton file, see [`Skeleton::from_model`], in the version the
-//! model was read from ([`Model::source_version`](crate::Model::source_version)). Parsed and
-//! written again, every retail file and all but one of the prototype's 288 keep their bytes
-//! (that one has a tab after a value, which the reader trims).
+//! model was read from ([`Model::source_version`](crate::Model::source_version)), keeping the
+//! skeleton's name and its bones' flags, wiggle values, property lists and stored numbers, which
+//! the model carries for that ([`Kept::cmx_skeleton`](crate::model::Kept::cmx_skeleton)). Parsed
+//! and written again, every retail file and all but one of the prototype's 288 keep their bytes
+//! (that one has a tab after a value, which the reader trims); loaded as a model and saved, so
+//! does every file of one skeleton and no skills whose suits and skins have no empty property
+//! lists.
 
+mod kept;
 mod skill;
 mod source;
 mod write;
@@ -61,6 +66,7 @@ use crate::math::Mat3x4;
 use crate::model::{self, Frame, ModelParts, Name};
 use crate::name_index::NameIndex;
 
+pub use kept::KeptSkeleton;
 pub(crate) use skill::{BoneNames, SkillValues, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
@@ -323,7 +329,7 @@ pub(crate) fn read_cmx(
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
     let (file, _) = read_text(data, ck)?;
-    model_parts(&file, Format::SimsCmx, skeleton, ck)
+    model_parts(file, Format::SimsCmx, skeleton, ck)
 }
 
 /// The model of a BCF's skeleton, as [`read_cmx`].
@@ -333,7 +339,7 @@ pub(crate) fn read_bcf(
     skeleton: Option<&str>,
 ) -> Result<ModelParts> {
     let (file, _) = read_binary(data, ck)?;
-    model_parts(&file, Format::SimsBcf, skeleton, ck)
+    model_parts(file, Format::SimsBcf, skeleton, ck)
 }
 
 /// The local pose of a Sims bone: `T(t) * R(q)^T`, and `R(q)^T = R(conj q)` for a unit `q`.
@@ -376,7 +382,7 @@ impl CharacterFile {
 }
 
 fn model_parts(
-    file: &CharacterFile,
+    mut file: CharacterFile,
     format: Format,
     skeleton: Option<&str>,
     ck: &mut Checker,
@@ -391,13 +397,15 @@ fn model_parts(
         // a skeleton (`Model::with_skills`), and `parse` gives everything it holds.
         return Ok(parts);
     };
-    // Per bone its share (BONE_BYTES) and its name; and the one frame, the rest pose.
+    // Per bone its share (BONE_BYTES) and its name; the one frame, the rest pose; and the
+    // skeleton's record, kept for saving (each bone again, with its names and properties).
     let names = total(sk.bones.iter().map(|b| b.name.as_bytes().len() as u64));
     ck.reserve_parts(
         &[
             (sk.bones.len() as u64, BONE_BYTES),
             (1, names),
             (1, REST_FRAME_BYTES),
+            (1, KeptSkeleton::bytes_for(sk)),
         ],
         "the skeleton",
     )?;
@@ -417,6 +425,12 @@ fn model_parts(
         .collect();
     if !parts.bones.is_empty() {
         parts.frames.push(Frame::named("rest"));
+    }
+    // The skeleton's record goes to the model as it was read, not copied.
+    let at = (file.skeletons.iter()).position(|s| std::ptr::eq(s, sk));
+    if let Some(at) = at {
+        let record = KeptSkeleton::new(file.skeletons.swap_remove(at));
+        parts.kept.cmx_skeleton = Some(std::sync::Arc::new(record));
     }
     Ok(parts)
 }

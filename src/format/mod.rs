@@ -602,20 +602,85 @@ pub struct Report {
 }
 
 /// Reads the whole file and records every problem a loader can step past, instead of stopping
-/// at the first; a structural problem (data that ends early) still ends the walk.
+/// at the first; a structural problem (data that ends early) still ends the walk. With
+/// `options.io` and `options.name`, the files beside it are read as loading reads them, and a
+/// character file's skills are checked for their numbers: a skill whose CFP (in a version 200
+/// file, CFP or `.bin`) is not beside the file is a problem (`NotFound`), naming the skill and
+/// the files, as adding it to a skeleton would fail (or, for version 200, give it no frames).
 pub fn validate(data: &[u8], options: &LoadOptions) -> Report {
-    let label = file_label(options);
-    let name = |e: Error| e.in_file_if(label.as_ref());
-    let mut checker = Checker::new(options, true, data.len());
     let sidecars = match (options.io, &options.name) {
         (Some(fs), Some(name)) => Sidecars::beside(fs, name).ok(),
         _ => None,
     };
-    let parsed = parse(data, options, &mut checker, sidecars.as_ref());
+    validate_with(data, options, sidecars.as_ref(), "the load options' io")
+}
+
+/// [`validate`] for the file at `path`, read as [`load_file`] reads it, the files beside it too:
+/// through `options.io` when given, else from the OS filesystem inside `options.base_dir`
+/// (default: the file's directory). A character file's skills whose numbers are not there are
+/// problems naming that directory. Errors: the file cannot be read (or lies outside
+/// `base_dir`).
+pub fn validate_file(path: &Path, options: &LoadOptions) -> Result<Report> {
+    let mut options = options.clone();
+    if let Some(fs) = options.io {
+        let name = path.to_string_lossy().replace('\\', "/");
+        let data = read_contained_at_most(fs, &name, ceiling(options.max_bytes, u64::MAX))?;
+        options.name.get_or_insert(name);
+        return Ok(validate(data.as_ref().as_ref(), &options));
+    }
+    options
+        .name
+        .get_or_insert_with(|| path.to_string_lossy().into_owned());
+    let place = os_place(path, options.base_dir.as_deref())?;
+    let data = place.read_file(ceiling(options.max_bytes, u64::MAX))?;
+    // Where the files beside it are read: the base directory, else the file's own, by its real
+    // path where it has one.
+    let root = match &options.base_dir {
+        Some(dir) => dir.clone(),
+        None => path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
+    };
+    let looked_in = root.canonicalize().unwrap_or(root).display().to_string();
+    Ok(validate_with(
+        &data,
+        &options,
+        Some(&place.sidecars()),
+        &looked_in,
+    ))
+}
+
+/// [`validate`] with the files beside it read through `sidecars`, `looked_in` saying where that
+/// is in a message.
+fn validate_with(
+    data: &[u8],
+    options: &LoadOptions,
+    sidecars: Option<&Sidecars<'_>>,
+    looked_in: &str,
+) -> Report {
+    let label = file_label(options);
+    let name = |e: Error| e.in_file_if(label.as_ref());
+    let mut checker = Checker::new(options, true, data.len());
+    let parsed = parse(data, options, &mut checker, sidecars);
     let mut problems: Vec<Error> = std::mem::take(&mut checker.problems)
         .into_iter()
         .map(name)
         .collect();
+    if let (Ok(parts), Some(sidecars)) = (&parsed, sidecars) {
+        problems.extend(
+            crate::skills::missing_skill_numbers(
+                data,
+                parts.format,
+                options.strict,
+                sidecars,
+                looked_in,
+            )
+            .into_iter()
+            .map(name),
+        );
+    }
     let more_problems = checker.dropped_problems;
     let warnings = std::mem::take(&mut checker.warnings);
     let model = match parsed {

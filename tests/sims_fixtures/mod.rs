@@ -187,3 +187,24 @@ HEAD
 1 0 0 0 0 1
 0 1 0 0 0 1
 ";
+
+/// The 1998 colonel's 25-bone skeleton (`colonelsuit.CMX` in `proto1998`, the corpus directory)
+/// without its six toe bones (`L_TOE0`, `L_TOE01`, `L_TOE02` and the right ones), as version 200
+/// text: a skeleton some suits' parts need bones of that it lacks. Each bone is six lines.
+pub fn toeless_colonel(proto1998: &std::path::Path) -> Vec<u8> {
+    let data = std::fs::read(proto1998.join("colonelsuit.CMX")).unwrap();
+    let text = String::from_utf8(data).unwrap();
+    let lines: Vec<&str> = text.split("\r\n").collect();
+    assert_eq!(lines[3..5], ["adult", "25"]);
+    let end = 5 + 25 * 6;
+    let kept: Vec<&[&str]> = (lines[5..end].chunks(6))
+        .filter(|b| !b[0].starts_with("L_TOE") && !b[0].starts_with("R_TOE"))
+        .collect();
+    assert_eq!(kept.len(), 19);
+    let count = kept.len().to_string();
+    let mut out: Vec<&str> = lines[..4].to_vec();
+    out.push(&count);
+    out.extend(kept.into_iter().flatten());
+    out.extend(&lines[end..]);
+    out.join("\r\n").into_bytes()
+}

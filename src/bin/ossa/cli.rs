@@ -61,7 +61,10 @@ pub enum Command {
     /// engine's loader would refuse or silently get wrong
     #[command(
         long_about = "Every problem in a model file: each rule of its format it breaks, and \
-                      what the default mode tolerates (exit status 1 when any problem).\n\n\
+                      what the default mode tolerates (exit status 1 when any problem). The \
+                      files beside it are read as loading reads them: a Sims skill whose \
+                      numbers (its CFP, or a 1998 file's .bin) are not beside its file is a \
+                      problem naming the skill, the files and the directory.\n\n\
                       With --engine NAME (darkplaces or xonotic, fte, qfusion, warfork): what \
                       that engine's loader would refuse (`refuses`), load and silently get \
                       wrong (`misreads`), or what is worth knowing (`note`), one line a rule, \
@@ -333,7 +336,8 @@ pub struct PartsArgs {
     /// skin's MESH.skn, MESH.bmf or MESH.msh
     #[arg(long, value_name = "NAME")]
     pub suit: Option<String>,
-    /// Another directory for suit and mesh files (repeatable)
+    /// Another directory for suit and mesh files (repeatable); a mesh's textures are looked for
+    /// beside it, wherever it is found
     #[arg(long, value_name = "DIR")]
     pub search: Vec<String>,
 }

@@ -242,20 +242,23 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
         job.target,
         Format::Skm | Format::SimsSkn | Format::SimsBmf | Format::SimsMsh | Format::Mm2Mod
     );
-    let (mut model, mut warnings) = gather(input, &job.sources, keeps_unbound)?;
+    let mut gathered = gather(input, &job.sources, keeps_unbound)?;
     let shown = output.display();
     // Targets the savers optimise take the skin order with their other orders (after them);
     // the others take it here.
     let mut skin_note = None;
     if job.skin_order && !job.optimize {
-        let (ordered, report) = model.optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER)?;
-        model = ordered;
+        let (ordered, report) = gathered
+            .model
+            .optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER)?;
+        gathered.model = ordered;
         skin_note = Some(format!(
             "skin order: {} vertices renumbered",
             report.vertices_moved
         ));
     }
     if job.target == Format::Iqm && (job.engine.is_some() || job.sidecars) {
+        let (model, warnings) = (gathered.model, gathered.warnings);
         return convert_for_engine(input, output, model, warnings, job).map(|mut done| {
             if let Some(note) = skin_note {
                 done.line = format!("{}; {note}", done.line);
@@ -263,21 +266,19 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             done
         });
     }
+    let mut warnings = gathered.warnings.clone();
     let (bytes, line) = match job.target {
         #[cfg(feature = "gltf")]
         Format::Glb | Format::Gltf => {
-            // Textures beside the input (and its .skin files), read within its directory and
-            // the load's memory limit; one that cannot be used is a warning.
+            // Textures beside the input (and its .skin files), a dressed character's beside
+            // each mesh's file, read within its directory and the load's memory limit; one that
+            // cannot be used is a warning.
+            let model = &gathered.model;
             let name = input
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let textures = ossa::textures::find_textures_beside(
-                &model,
-                input,
-                None,
-                job.sources.options.max_bytes,
-            )?;
+            let textures = gathered.textures(input, job.sources.options.max_bytes)?;
             warnings.extend(textures.warnings.iter().map(|w| format!("{name}: {w}")));
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
@@ -290,7 +291,7 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             (export.bytes, line)
         }
         format => {
-            let (model, mut changes) = prepare(model, job)?;
+            let (model, mut changes) = prepare(gathered.model, job)?;
             let (bytes, optimized) = save_optimized(model, format, job)?;
             changes.extend(optimized);
             let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());

@@ -101,6 +101,112 @@ fn bone_tree(bones: &[ossa::Bone]) -> Vec<(usize, usize)> {
     order
 }
 
+/// The bounds `info` gives and what they are of.
+enum Bounds {
+    /// The bind pose's, as the model gives them.
+    BindPose([f32; 3], [f32; 3]),
+    /// Meshes that wait for a skeleton with every vertex on one bone (a `.msh`, an SKN of one
+    /// bone): no bind pose, but the vertices' own positions, all in that bone's space.
+    OwnPositions {
+        mins: [f32; 3],
+        maxs: [f32; 3],
+        bone: String,
+    },
+    /// Meshes that wait for a skeleton on several bones: their vertices lie in as many spaces.
+    Unbound { bones: usize },
+}
+
+impl Bounds {
+    fn of(model: &Model) -> Bounds {
+        let i = model.info();
+        let Some(slots) = model.unbound() else {
+            return Bounds::BindPose(i.mins, i.maxs);
+        };
+        let bones = slots.count();
+        let used_one = (model.meshes().iter())
+            .flat_map(|m| m.all_influences())
+            .all(|f| f.bone == 0);
+        if bones != 1 || !used_one {
+            return Bounds::Unbound { bones };
+        }
+        let bone = match slots {
+            ossa::BoneSlots::ByName(names) => names.first().map(|n| n.to_string()),
+            ossa::BoneSlots::ByIndex(_) => None,
+        };
+        let (mut mins, mut maxs) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        for mesh in model.meshes() {
+            for v in 0..mesh.vertex_count() {
+                // Skinning adds each influence's origin (weighted already) turned by its bone:
+                // on the bone itself, their sum.
+                let mut p = [0.0f32; 3];
+                for f in mesh.influences(v) {
+                    for (p, o) in p.iter_mut().zip(f.origin) {
+                        *p += o;
+                    }
+                }
+                for ((lo, hi), v) in mins.iter_mut().zip(&mut maxs).zip(p) {
+                    *lo = lo.min(v);
+                    *hi = hi.max(v);
+                }
+            }
+        }
+        Bounds::OwnPositions {
+            mins,
+            maxs,
+            bone: bone.filter(|b| !b.is_empty()).unwrap_or_default(),
+        }
+    }
+
+    /// The bone's space, as words: `bone HEAD's space`.
+    fn space(bone: &str) -> String {
+        if bone.is_empty() {
+            "its one bone's space (unnamed)".to_owned()
+        } else {
+            format!("bone {bone}'s space")
+        }
+    }
+
+    /// The line of `info`'s text.
+    fn line(&self) -> String {
+        match self {
+            Bounds::BindPose(mins, maxs) => {
+                format!("bind pose bounds {} .. {}", v3(*mins), v3(*maxs))
+            }
+            Bounds::OwnPositions { mins, maxs, bone } => format!(
+                "bounds {} .. {} of its own vertex positions, in {} (it waits for a skeleton, \
+                 so has no bind pose)",
+                v3(*mins),
+                v3(*maxs),
+                Bounds::space(bone)
+            ),
+            Bounds::Unbound { bones } => format!(
+                "no bounds: the meshes wait for a skeleton, and their vertices lie in the spaces \
+                 of {}",
+                plural(*bones, "bone", "bones")
+            ),
+        }
+    }
+
+    /// `info --json`'s `bounds`: `min`, `max` (null without bounds) and what they are `of`.
+    fn json(&self) -> Value {
+        match self {
+            Bounds::BindPose(mins, maxs) => {
+                json!({ "min": nums(*mins), "max": nums(*maxs), "of": "bind pose" })
+            }
+            Bounds::OwnPositions { mins, maxs, bone } => json!({
+                "min": nums(*mins),
+                "max": nums(*maxs),
+                "of": format!("own vertex positions, in {}", Bounds::space(bone)),
+            }),
+            Bounds::Unbound { .. } => json!({
+                "min": Value::Null,
+                "max": Value::Null,
+                "of": "none: the meshes wait for a skeleton",
+            }),
+        }
+    }
+}
+
 fn bone_note(bone: &ossa::Bone) -> &'static str {
     if bone.flags & ossa::BONE_ATTACHMENT != 0 {
         "attachment"
@@ -322,7 +428,7 @@ fn print_model(
             "  {axis} up, {hand}-handed; up to {} per vertex",
             plural(i.max_influences as usize, "influence", "influences")
         );
-        say!(out, "  bind pose bounds {} .. {}", v3(i.mins), v3(i.maxs));
+        say!(out, "  {}", Bounds::of(model).line());
     } else {
         say!(out, "  {axis} up, {hand}-handed");
     }
@@ -643,10 +749,7 @@ fn write_model_json(
     let mut members: Vec<(&str, Member)> = vec![
         ("animations", list(animations)),
         ("bones", list(bones)),
-        (
-            "bounds",
-            Member::Value(json!({ "min": nums(i.mins), "max": nums(i.maxs) })),
-        ),
+        ("bounds", Member::Value(Bounds::of(model).json())),
         ("counts", Member::Value(counts)),
         ("file", Member::Value(Value::from(file))),
         ("format", Member::Value(Value::from(i.format.name()))),

@@ -53,6 +53,37 @@ pub fn load_skeleton(
         })
 }
 
+/// What [`gather`] makes of an input.
+pub struct Gathered {
+    pub model: Model,
+    /// What to print as warnings.
+    pub warnings: Vec<String>,
+    /// Per mesh of a character dressed in a suit, the file its mesh was read from, wherever it
+    /// was found (its textures are beside it); empty for any other model, whose textures are
+    /// beside the input.
+    // Without glTF export there is no texture to look for.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub mesh_files: Vec<Option<PathBuf>>,
+}
+
+impl Gathered {
+    /// The model's textures: each mesh's beside its own file, the others beside `input`.
+    #[cfg(feature = "gltf")]
+    pub fn textures(
+        &self,
+        input: &Path,
+        max_bytes: u64,
+    ) -> Result<ossa::textures::ModelTextures, ossa::Error> {
+        ossa::textures::find_textures_beside_parts(
+            &self.model,
+            input,
+            None,
+            &self.mesh_files,
+            max_bytes,
+        )
+    }
+}
+
 /// `input` loaded (or dressed in the suit), bound to the skeleton when it waits for one, with
 /// the skills added; and the warnings to print. `keeps_unbound`: the caller can use meshes that
 /// still wait for a skeleton (it writes them into a format that names or numbers its bones).
@@ -60,11 +91,11 @@ pub fn gather(
     input: &Path,
     sources: &Sources,
     keeps_unbound: bool,
-) -> Result<(Model, Vec<String>), ossa::Error> {
+) -> Result<Gathered, ossa::Error> {
     let mut warnings = Vec::new();
-    let mut model = match sources.suit {
+    let (mut model, mesh_files) = match sources.suit {
         Some(suit) => dress(input, suit, sources)?,
-        None => Model::load_file(input, sources.options)?,
+        None => (Model::load_file(input, sources.options)?, Vec::new()),
     };
     if let Some(skeleton) = sources.skeleton
         && sources.suit.is_none()
@@ -102,7 +133,11 @@ pub fn gather(
             .map_err(|e| e.in_file(&file.as_str().into()))?;
     }
     warnings.extend(model.warnings().iter().map(|w| w.to_string()));
-    Ok((model, warnings))
+    Ok(Gathered {
+        model,
+        warnings,
+        mesh_files,
+    })
 }
 
 /// Options for the files that come with an input (skeleton, suit, meshes, skills): strictness
@@ -115,8 +150,12 @@ pub fn side_options(options: &LoadOptions<'static>) -> LoadOptions<'static> {
 }
 
 /// The character `input` (a Sims skeleton, a suit file, or both) wearing `suit`, its meshes
-/// found beside `input` or in the search directories.
-fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Error> {
+/// found beside `input` or in the search directories; and, per mesh, the file it was read from.
+fn dress(
+    input: &Path,
+    suit: &str,
+    sources: &Sources,
+) -> Result<(Model, Vec<Option<PathBuf>>), ossa::Error> {
     let loaded = Model::load_file(input, sources.options)?;
     let mut dirs = vec![input.parent().map_or_else(
         || PathBuf::from("."),
@@ -175,11 +214,16 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
     };
     let suits = suit_file.as_ref().unwrap_or(&loaded).suits();
     let character = ossa::assemble::with_suits(skeleton, suits)?;
-    ossa::assemble::dress(&character, suit, &mut |mesh: &str| {
+    // The file of each skin's mesh, in the order the skins are asked for.
+    let mut found_files: Vec<PathBuf> = Vec::new();
+    let dressed = ossa::assemble::dress_parts(&character, suit, &mut |mesh: &str| {
         // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
         let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
         match index.find(&names) {
-            Some(found) => load_found(found),
+            Some(found) => {
+                found_files.push(found.0.clone());
+                load_found(found)
+            }
             None => Err(ossa::Error::not_found(format!(
                 "no {}, {} or {} in {}",
                 names[0],
@@ -188,7 +232,11 @@ fn dress(input: &Path, suit: &str, sources: &Sources) -> Result<Model, ossa::Err
                 shown_dirs(&dirs)
             ))),
         }
-    })
+    })?;
+    let mesh_files = (dressed.mesh_skins.iter())
+        .map(|&k| found_files.get(k).cloned())
+        .collect();
+    Ok((dressed.model, mesh_files))
 }
 
 fn shown_dirs(dirs: &[PathBuf]) -> String {

@@ -11,8 +11,8 @@ use ossa::{FrameBlend, LoadOptions, MAX_BLENDS, Mat3x4, Model};
 
 use crate::cli::RenderArgs;
 use crate::inputs::{
-    Progress, Sources, end_batch, gather, is_pattern, load_skeleton, model_stem, report_one,
-    start_batch,
+    Gathered, Progress, Sources, end_batch, gather, is_pattern, load_skeleton, model_stem,
+    report_one, start_batch,
 };
 use crate::{error_line, usage_error};
 
@@ -303,18 +303,26 @@ fn demo_model() -> Result<Model, ossa::Error> {
 
 /// `input` with its parts, drawn, its textures found beside it.
 fn draw_file(input: &Path, settings: &Settings, sources: &Sources) -> Result<Drawn, ossa::Error> {
-    let (model, mut warnings) = gather(input, sources, false)?;
-    let mut drawn = draw(&model, Some(input), settings)?;
+    let gathered = gather(input, sources, false)?;
+    let mut warnings = gathered.warnings.clone();
+    let mut drawn = draw(&gathered.model, Some((input, &gathered)), settings)?;
     warnings.append(&mut drawn.warnings);
     drawn.warnings = warnings;
     Ok(drawn)
 }
 
-/// The model drawn as the settings say; `file`: where its textures are looked for.
-fn draw(model: &Model, file: Option<&Path>, settings: &Settings) -> Result<Drawn, ossa::Error> {
+/// The model drawn as the settings say; `file`: the input, and what was gathered of it, whose
+/// textures are looked for beside it (a dressed character's beside each mesh's file).
+fn draw(
+    model: &Model,
+    file: Option<(&Path, &Gathered)>,
+    settings: &Settings,
+) -> Result<Drawn, ossa::Error> {
     let mut warnings = Vec::new();
     let textures = match file {
-        Some(path) if settings.textures => textures_of(model, path, settings, &mut warnings)?,
+        Some((path, gathered)) if settings.textures => {
+            textures_of(gathered, path, settings, &mut warnings)?
+        }
         _ => MeshTextures::default(),
     };
     let textures = textures.views();
@@ -364,11 +372,11 @@ fn draw(model: &Model, file: Option<&Path>, settings: &Settings) -> Result<Drawn
     })
 }
 
-/// The model's textures, found beside `path` and decoded, one a mesh; what could not be had
-/// goes to `warnings`.
+/// The model's textures, found beside `path` (a dressed character's beside each mesh's file)
+/// and decoded, one a mesh; what could not be had goes to `warnings`.
 #[cfg(feature = "gltf")]
 fn textures_of(
-    model: &Model,
+    gathered: &Gathered,
     path: &Path,
     settings: &Settings,
     warnings: &mut Vec<String>,
@@ -377,16 +385,15 @@ fn textures_of(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let found =
-        ossa::textures::find_textures_beside(model, path, None, settings.options.max_bytes)?;
+    let found = gathered.textures(path, settings.options.max_bytes)?;
     warnings.extend(found.warnings.iter().map(|w| format!("{name}: {w}")));
-    Ok(ossa::render::decode_textures(model, &found))
+    Ok(ossa::render::decode_textures(&gathered.model, &found))
 }
 
 /// Without the glTF feature there is no image decoder: meshes are drawn untextured.
 #[cfg(not(feature = "gltf"))]
 fn textures_of(
-    _model: &Model,
+    _gathered: &Gathered,
     _path: &Path,
     _settings: &Settings,
     _warnings: &mut Vec<String>,

@@ -33,7 +33,8 @@ const VERSION_PROTOTYPE: u32 = 200;
 /// A rest pose's scale may be off 1 by this much (rounding in the model's matrices).
 const SCALE_TOLERANCE: f32 = 1e-4;
 
-/// The name a skeleton made from a model gets: a model does not name its skeleton.
+/// The name a skeleton made from a model gets when its bones were not read from a character
+/// file, which would name it.
 pub const DEFAULT_SKELETON_NAME: &str = "skeleton";
 
 /// Where the walk writes to.
@@ -592,11 +593,17 @@ impl Skeleton {
     /// [`write_character`]: each local pose becomes a translation and a quaternion `q` with pose
     /// `T(t) * R(q)^T` (the conjugate of the pose's rotation).
     ///
-    /// A model does not keep a CMX bone's flags, wiggle values or property lists: bones get
-    /// can-translate, can-rotate and can-blend set, wiggle 0 and no properties (set the fields
-    /// before writing to keep a file's own). Coordinates are kept as they are, whatever the
-    /// model's up axis and handedness (a CMX has no field for them: a reader takes Sims axes,
-    /// y up and left-handed). Meshes and the frames after the first are not part of a skeleton.
+    /// A bone of the character file the model was read from ([`Kept::cmx_skeleton`], which
+    /// goes with the bones to meshes bound to them) keeps that file's flags, wiggle values and
+    /// property lists, found by name; and its stored translation and quaternion while its rest
+    /// pose is still exactly the one they give, so that a file read and written again keeps
+    /// its bytes. Other bones get can-translate, can-rotate and can-blend set, wiggle 0 and no
+    /// properties (set the fields before writing to change them). Coordinates are kept as they
+    /// are, whatever the model's up axis and handedness (a CMX has no field for them: a reader
+    /// takes Sims axes, y up and left-handed). Meshes and the frames after the first are not
+    /// part of a skeleton.
+    ///
+    /// [`Kept::cmx_skeleton`]: crate::model::Kept::cmx_skeleton
     pub fn from_model(model: &Model, name: Name) -> Result<Skeleton> {
         let bones = model.bones();
         if bones.is_empty() {
@@ -607,10 +614,19 @@ impl Skeleton {
         let poses = model.skeleton().frame_poses(0).ok_or_else(|| {
             Error::unsupported("the model has no frame: a CMX skeleton needs the rest pose")
         })?;
+        let kept = KeptBones::of(model);
         let mut out: Vec<Bone> = Vec::with_capacity(bones.len());
         for (b, (bone, pose)) in bones.iter().zip(poses.iter()).enumerate() {
             let what = || format!("bone {b} ({})", bone.name);
-            let (translation, rotation) = rest(pose, &what)?;
+            let file_bone = kept.find(&bone.name);
+            // The file's own quaternion while it still gives the pose, bit for bit (a pose
+            // holds its translation exactly).
+            let (translation, rotation) = match &file_bone {
+                Some(k) if super::local_pose(pose.translation(), k.rotation) == *pose => {
+                    (pose.translation(), k.rotation)
+                }
+                _ => rest(pose, &what)?,
+            };
             let parent = match usize::try_from(bone.parent) {
                 Ok(p) => Some(out.get(p).map(|o| o.name.clone()).ok_or_else(|| {
                     Error::invalid_argument(format!(
@@ -620,7 +636,7 @@ impl Skeleton {
                 })?),
                 Err(_) => None,
             };
-            out.push(Bone {
+            let mut written = Bone {
                 name: bone.name.clone(),
                 parent,
                 parent_index: bone.parent.max(-1),
@@ -632,9 +648,44 @@ impl Skeleton {
                 wiggle_value: 0.0,
                 wiggle_power: 0.0,
                 property_lists: Vec::new(),
-            });
+            };
+            if let Some(k) = file_bone {
+                written.can_translate = k.can_translate;
+                written.can_rotate = k.can_rotate;
+                written.can_blend = k.can_blend;
+                written.wiggle_value = k.wiggle_value;
+                written.wiggle_power = k.wiggle_power;
+                written.property_lists = k.property_lists;
+            }
+            out.push(written);
         }
         Ok(Skeleton { name, bones: out })
+    }
+}
+
+/// The bones of the character file a model was read from, by name.
+struct KeptBones<'a> {
+    kept: Option<&'a super::KeptSkeleton>,
+    index: NameIndex,
+}
+
+impl<'a> KeptBones<'a> {
+    fn of(model: &'a Model) -> KeptBones<'a> {
+        let kept = model.kept().cmx_skeleton.as_deref();
+        let n = kept.map_or(0, super::KeptSkeleton::len);
+        let name_of = |i: usize| kept.map_or(&[][..], |k| k.bone_name(i));
+        KeptBones {
+            kept,
+            index: NameIndex::build(n, name_of),
+        }
+    }
+
+    /// The file's bone named exactly `name` (the first of that name), but for its translation
+    /// and parent, which the model holds.
+    fn find(&self, name: &Name) -> Option<Bone> {
+        let kept = self.kept?;
+        let i = (self.index).find(name.as_bytes(), |i| kept.bone_name(i))?;
+        kept.bone(i as usize)
     }
 }
 
@@ -707,13 +758,13 @@ fn prototype_holds(suit: &Suit) -> bool {
 /// when the model was read from a version 200 file (or bound to a skeleton that was) and its
 /// suits fit that version (a suit of a version 300 file added to it may not); else 300.
 fn model_file(model: &Model) -> Result<CharacterFile> {
+    // The name of the skeleton the bones were read from, else one made up.
+    let name = (model.kept().cmx_skeleton.as_deref())
+        .map_or_else(|| Name::from(DEFAULT_SKELETON_NAME), |k| k.name().clone());
     let mut skeletons = if model.bones().is_empty() && !model.suits().is_empty() {
         Vec::new()
     } else {
-        vec![Skeleton::from_model(
-            model,
-            Name::from(DEFAULT_SKELETON_NAME),
-        )?]
+        vec![Skeleton::from_model(model, name)?]
     };
     let suits = file_suits(model);
     let prototype =
@@ -736,8 +787,9 @@ fn model_file(model: &Model) -> Result<CharacterFile> {
     })
 }
 
-/// Writes a model as CMX text: its skeleton as one skeleton named [`DEFAULT_SKELETON_NAME`], as
-/// [`Skeleton::from_model`] makes it (a model of suits alone has none), and its suits; no
+/// Writes a model as CMX text: its skeleton as one skeleton, as [`Skeleton::from_model`] makes
+/// it, named as in the character file its bones were read from, else [`DEFAULT_SKELETON_NAME`]
+/// (a model of suits alone has none), and its suits; no
 /// skills (a skill's numbers live in its CFP). A model keeps property lists by their entries, so
 /// a suit's or skin's lists without entries are not written back. The version is the one the
 /// model was read from ([`Model::source_version`]): 200 stays 200 (its bones without the
