@@ -1,7 +1,7 @@
 //! A model's summary, its bones and frames, and its load warnings.
 
 use crate::model::Model;
-use libc::c_char;
+use std::ffi::c_char;
 use std::ptr;
 
 use super::OSSA_MODEL_UNBOUND;

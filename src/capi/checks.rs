@@ -3,7 +3,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
-use libc::c_char;
+use std::ffi::c_char;
 use std::ffi::CStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;

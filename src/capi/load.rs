@@ -5,7 +5,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::format::{Format, LoadOptions};
 use crate::io::{FileData, FileSystem, contained};
 use crate::model::Model;
-use libc::c_char;
+use std::ffi::c_char;
 use std::ffi::{CStr, CString, c_void};
 use std::ptr;
 

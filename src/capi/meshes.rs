@@ -1,7 +1,7 @@
 //! Meshes, their textures and materials, and vertex colours.
 
 use crate::model::Model;
-use libc::c_char;
+use std::ffi::c_char;
 use std::ptr;
 
 use super::bones::ossa_model;

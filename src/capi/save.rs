@@ -6,7 +6,7 @@ use crate::format::Format;
 use crate::iqm::{Engine, EngineWrite, write_for_engine};
 use crate::model::Model;
 use crate::optimize;
-use libc::c_char;
+use std::ffi::c_char;
 use std::ffi::c_void;
 use std::ptr;
 

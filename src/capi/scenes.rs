@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::model::{self, Model};
-use libc::c_char;
+use std::ffi::c_char;
 use std::ptr;
 
 use super::bones::ossa_model;

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::iqm::engines::{self, Engine, Finding, Kind};
-use libc::c_char;
+use std::ffi::c_char;
 use std::ffi::CStr;
 
 use super::checks::{c_str, guard, guard_value, null, ossa_error};

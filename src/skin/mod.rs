@@ -50,6 +50,8 @@ pub trait SkinTarget {
 /// The addresses of a target's elements: element `i`'s position is the 12 bytes at
 /// `positions + i * position_stride`, its normal the 12 at `normals + i * normal_stride` (no
 /// normals when null), for `i < capacity`. Made only inside ossa, from buffers it has checked.
+/// Only the x86-64 kernels read it (elsewhere the portable kernel writes through `put`).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub struct RawTarget<'a> {
     positions: *mut u8,
     position_stride: usize,
