@@ -3,8 +3,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Model;
-use std::ffi::c_char;
 use std::ffi::CStr;
+use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 

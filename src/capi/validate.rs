@@ -4,8 +4,8 @@
 
 use crate::error::{Error, Result};
 use crate::iqm::engines::{self, Engine, Finding, Kind};
-use std::ffi::c_char;
 use std::ffi::CStr;
+use std::ffi::c_char;
 
 use super::checks::{c_str, guard, guard_value, null, ossa_error};
 use super::load::{os_path, ossa_load_options, read_options};
