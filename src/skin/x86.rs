@@ -32,7 +32,9 @@ use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::plan::{Group, Member};
-use super::{Backend, Job, RawTarget, Slot, blend_each, drive, overlaps, stretch_by_vertex};
+use super::{
+    Backend, Job, Kernel, RawTarget, Slot, blend_each, drive, overlaps, stretch_by_vertex,
+};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -53,6 +55,10 @@ macro_rules! by_member_count {
         }
     };
 }
+
+// After the macro above, which it uses.
+#[cfg(ossa_avx512)]
+mod avx512;
 
 /// Stores `(x, y, y, z)` as the 12 bytes `x y z` at `at`.
 ///
@@ -1333,21 +1339,35 @@ fn avx2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawT
     }
 }
 
-/// Skins `job` with AVX2 (`avx2`, which the caller checked this CPU has) or SSE2; `table` has
-/// the plan's [`super::plan::SkinPlan::table_len`] slots.
+#[cfg(ossa_avx512)]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+fn avx512(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
+    let b = avx512::Avx512(Avx2(PhantomData));
+    match (normals, unit) {
+        (true, true) => drive::<_, true, true>(&b, job, table, out),
+        (true, false) => drive::<_, true, false>(&b, job, table, out),
+        _ => drive::<_, false, false>(&b, job, table, out),
+    }
+}
+
+/// Skins `job` with `kernel` (AVX-512, AVX2 or SSE2; the caller checked this CPU runs it);
+/// `table` has the plan's [`super::plan::SkinPlan::table_len`] slots.
 pub(super) fn run(
-    use_avx2: bool,
+    kernel: Kernel,
     job: &Job,
     table: &mut [Slot],
     normals: bool,
     unit: bool,
     out: &mut RawTarget,
 ) {
-    if use_avx2 {
+    match kernel {
+        // SAFETY: the caller checked Kernel::Avx512.is_available(): AVX-512 F and VL, AVX2 and
+        // FMA are present.
+        #[cfg(ossa_avx512)]
+        Kernel::Avx512 => unsafe { avx512(job, table, normals, unit, out) },
         // SAFETY: the caller checked Kernel::Avx2.is_available(): AVX2 and FMA are present.
-        unsafe { avx2(job, table, normals, unit, out) }
-    } else {
-        sse2(job, table, normals, unit, out);
+        Kernel::Avx2 => unsafe { avx2(job, table, normals, unit, out) },
+        _ => sse2(job, table, normals, unit, out),
     }
 }
 
