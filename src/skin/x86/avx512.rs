@@ -382,8 +382,14 @@ impl Avx512<'_> {
     /// records and elements under masks.
     ///
     /// # Safety
-    /// As [`Avx512::put`], for the elements `[e, e + x.len())`.
-    #[inline(always)]
+    /// As [`Avx512::put`], for the elements `[e, e + x.len())`; the CPU has AVX-512 F and VL,
+    /// AVX2 and FMA.
+    ///
+    /// A function of its own, with the kernel's features, rather than inlined into the one
+    /// that walks the plan: unoptimised builds give every temporary of a function its own
+    /// stack slot, and with the loop's every layout inlined there the walk's frame outgrew a
+    /// test thread's 2 MiB stack.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
     unsafe fn steps<const NORMALS: bool, const UNIT: bool, const ONE: bool, const LAYOUT: u8>(
         &self,
         k: &Wide16,
