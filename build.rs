@@ -7,6 +7,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/capi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=include/ossa.h");
+    avx512_cfg();
 
     let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let root = Path::new(&root);
@@ -25,6 +26,30 @@ fn main() {
     if std::fs::read(&header).ok().as_deref() != Some(&text[..]) {
         std::fs::create_dir_all(root.join("include")).expect("include/ is creatable");
         std::fs::write(&header, &text).expect("include/ossa.h is writable");
+    }
+}
+
+/// `ossa_avx512` where the compiler has AVX-512's intrinsics and target features (stable since
+/// Rust 1.89): the AVX-512 skinning kernel is built then, and older compilers (the crate's
+/// `rust-version` is 1.88) build the others.
+fn avx512_cfg() {
+    println!("cargo::rustc-check-cfg=cfg(ossa_avx512)");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let minor = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|v| {
+            // "rustc 1.95.0 (59807616e 2026-04-14)"
+            let version = v.split_whitespace().nth(1)?.to_owned();
+            let mut parts = version.split('.');
+            let major: u32 = parts.next()?.parse().ok()?;
+            let minor: u32 = parts.next()?.parse().ok()?;
+            Some(if major > 1 { u32::MAX } else { minor })
+        });
+    if minor.is_some_and(|m| m >= 89) {
+        println!("cargo:rustc-cfg=ossa_avx512");
     }
 }
 

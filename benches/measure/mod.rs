@@ -28,7 +28,7 @@ const USAGE: &str = "arguments: [--quick] [FILE | FILTER]...
            SKM of more than 1,000 vertices), measure those whose name contains it
   --quick  a short run: smaller warm-up and time budget per measurement
 environment: OSSA_CORPUS = the corpus directory (default ../shared/corpus beside the crate)
-             OSSA_BENCH_QUICK=1 = --quick; OSSA_SKIN_KERNEL = portable, sse2 or avx2
+             OSSA_BENCH_QUICK=1 = --quick; OSSA_SKIN_KERNEL = portable, sse2, avx2 or avx512
              CC = the C compiler for the baseline (default cc)";
 
 /// Vertices of the generated model.
@@ -472,7 +472,34 @@ fn machine() -> String {
         .and_then(|l| l.split_once(':'))
         .map_or("unknown CPU", |(_, v)| v.trim());
     let usable = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{model}, {usable} CPUs")
+    format!("{model}, {usable} CPUs, {}", vector_features())
+}
+
+/// The vector features of this CPU that ossa's kernels use, as detected at run time.
+fn vector_features() -> String {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let detected = [
+            ("sse2", std::arch::is_x86_feature_detected!("sse2")),
+            ("avx", std::arch::is_x86_feature_detected!("avx")),
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("fma", std::arch::is_x86_feature_detected!("fma")),
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("avx512vl", std::arch::is_x86_feature_detected!("avx512vl")),
+            ("avx512bw", std::arch::is_x86_feature_detected!("avx512bw")),
+            ("avx512dq", std::arch::is_x86_feature_detected!("avx512dq")),
+        ];
+        let names: Vec<&str> = detected
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect();
+        format!("vector features {}", names.join(" "))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "no x86 vector features".to_owned()
+    }
 }
 
 /// Jiffies of the whole machine and of this process, to tell how busy other processes kept the

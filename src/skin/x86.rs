@@ -14,8 +14,12 @@
 //! blend is kept as 64 bytes rather than 128.
 //!
 //! Runs of consecutive vertices read their operands, 32-byte records `(o, f, n, _)`, where they
-//! lie (a bone group's in the mesh's influences). AVX2 skins a run into packed or side-by-side
-//! targets as it does a stretch, one vertex at a time, the run's matrix kept in registers. For
+//! lie (a bone group's in the mesh's influences). AVX2 skins a run of eight or more into packed
+//! or side-by-side targets eight vertices a step: two blocks of four records turned into
+//! `[p | n]` rows as below, packed into 16-byte chunks lane by lane (positions in the lower
+//! lanes, normals in the upper) and stored as 32-byte pairs of chunks; the last step overlaps
+//! the one before it. Shorter runs there go as a stretch does, one vertex at a time, the run's
+//! matrix kept in registers. For
 //! other targets, and in SSE2, runs turn four records at a time into lanes in registers, one
 //! vertex per lane, each lane doing what the one-vertex code does in the same order: SSE2
 //! transposes `(o, f)` and `(n, _)` into four registers each; AVX2 transposes the records' two
@@ -32,7 +36,9 @@ use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::plan::{Group, Member};
-use super::{Backend, Job, RawTarget, Slot, blend_each, drive, overlaps, stretch_by_vertex};
+use super::{
+    Backend, Job, Kernel, RawTarget, Slot, blend_each, drive, overlaps, stretch_by_vertex,
+};
 use crate::math::Mat3x4;
 use crate::model::Influence;
 
@@ -53,6 +59,10 @@ macro_rules! by_member_count {
         }
     };
 }
+
+// After the macro above, which it uses.
+#[cfg(ossa_avx512)]
+mod avx512;
 
 /// Stores `(x, y, y, z)` as the 12 bytes `x y z` at `at`.
 ///
@@ -953,6 +963,148 @@ impl Avx2<'_> {
     }
 }
 
+impl Avx2<'_> {
+    /// A run of eight operands or more into packed streams (`LAYOUT` 0; positions alone, or
+    /// positions and normals) or side-by-side 24-byte elements from `base` (1: the position
+    /// first, 2: the normal first), eight a step, the last step overlapping the one before it
+    /// (writing the same bits again). Each step is [`Avx2::rows4`] twice (four records as
+    /// `[p | n]` rows, in-lane operations only); the rows are packed into 16-byte chunks lane
+    /// by lane and the chunks paired into 32-byte stores.
+    ///
+    /// # Safety
+    /// `x.len() >= 8`; elements `[e, e + x.len())` lie in the target's buffers as `LAYOUT`
+    /// says; the CPU has AVX2 and FMA.
+    ///
+    /// A function of its own, with the kernel's features, rather than inlined into the one that
+    /// walks the plan: unoptimised builds give every temporary of a function its own stack
+    /// slot, and with each layout's loop inlined there the walk's frame took 1.8 of a test
+    /// thread's 2 MiB.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run8<const NORMALS: bool, const UNIT: bool, const ONE: bool, const LAYOUT: u8>(
+        &self,
+        k: &Spread<__m256>,
+        x: &[Influence],
+        out: &mut RawTarget,
+        base: *mut u8,
+        e: usize,
+    ) {
+        let len = x.len();
+        debug_assert!(len >= 8 && e + len <= out.capacity);
+        let at: *const f32 = x.as_ptr().cast();
+        let mut i = 0;
+        loop {
+            // The last step ends where the run does.
+            let from = i.min(len - 8);
+            // SAFETY: records [from, from + 8) are in `x`; the caller's contract for the
+            // elements; AVX and FMA are present (see Avx2).
+            unsafe {
+                let lo = self.rows4::<ONE>(k, at.add(8 * from));
+                let hi = self.rows4::<ONE>(k, at.add(8 * from + 32));
+                let (lo, hi) = if NORMALS && UNIT {
+                    (unit_upper(lo), unit_upper(hi))
+                } else {
+                    (lo, hi)
+                };
+                if LAYOUT == 0 {
+                    let (a, b) = (pack3_256(lo), pack3_256(hi));
+                    let p: *mut f32 = out.positions.add(12 * (e + from)).cast();
+                    _mm256_storeu_ps(p, _mm256_permute2f128_ps(a[0], a[1], 0x20));
+                    _mm256_storeu_ps(p.add(8), _mm256_permute2f128_ps(a[2], b[0], 0x20));
+                    _mm256_storeu_ps(p.add(16), _mm256_permute2f128_ps(b[1], b[2], 0x20));
+                    if NORMALS {
+                        let n: *mut f32 = out.normals.add(12 * (e + from)).cast();
+                        _mm256_storeu_ps(n, _mm256_permute2f128_ps(a[0], a[1], 0x31));
+                        _mm256_storeu_ps(n.add(8), _mm256_permute2f128_ps(a[2], b[0], 0x31));
+                        _mm256_storeu_ps(n.add(16), _mm256_permute2f128_ps(b[1], b[2], 0x31));
+                    }
+                } else {
+                    // Eight vertices a register: positions, then normals, records in order.
+                    let mut p = [_mm256_setzero_ps(); 3];
+                    let mut n = [_mm256_setzero_ps(); 3];
+                    for c in 0..3 {
+                        p[c] = _mm256_permute2f128_ps(lo[c], hi[c], 0x20);
+                        n[c] = _mm256_permute2f128_ps(lo[c], hi[c], 0x31);
+                    }
+                    let o = if LAYOUT == 1 {
+                        pack6_256(p, n)
+                    } else {
+                        pack6_256(n, p)
+                    };
+                    let to: *mut f32 = base.add(24 * (e + from)).cast();
+                    for (j, pair) in o.chunks_exact(2).enumerate() {
+                        let (a, b) = (pair[0], pair[1]);
+                        _mm256_storeu_ps(to.add(8 * j), _mm256_permute2f128_ps(a, b, 0x20));
+                        _mm256_storeu_ps(to.add(24 + 8 * j), _mm256_permute2f128_ps(a, b, 0x31));
+                    }
+                }
+            }
+            if from == len - 8 {
+                break;
+            }
+            i += 8;
+        }
+    }
+}
+
+/// [`pack3`] in both 128-bit lanes: four vertices' x, y, z a lane as three registers of
+/// packed 12-byte elements, each lane's 48 bytes.
+#[inline(always)]
+fn pack3_256([x, y, z]: [__m256; 3]) -> [__m256; 3] {
+    // SAFETY: runs only inside avx2(), where AVX is present.
+    unsafe {
+        let a = _mm256_unpacklo_ps(x, y);
+        let b = _mm256_unpackhi_ps(x, y);
+        let t = _mm256_shuffle_ps(z, a, 0xA0);
+        let u = _mm256_shuffle_ps(a, z, 0x5F);
+        let w = _mm256_shuffle_ps(z, b, 0xAA);
+        let v = _mm256_shuffle_ps(b, z, 0xFF);
+        [
+            _mm256_shuffle_ps(a, t, 0x84),
+            _mm256_shuffle_ps(u, b, 0x48),
+            _mm256_shuffle_ps(w, v, 0x88),
+        ]
+    }
+}
+
+/// [`pack6`] in both 128-bit lanes: four vertices' triples `a` and `b` a lane as six
+/// registers of 24-byte elements `a b`, each lane's 96 bytes.
+#[inline(always)]
+fn pack6_256([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6] {
+    // SAFETY: runs only inside avx2(), where AVX is present.
+    unsafe {
+        let (a, a2) = (_mm256_unpacklo_ps(ax, ay), _mm256_unpackhi_ps(ax, ay));
+        let (b, b2) = (_mm256_unpacklo_ps(az, bx), _mm256_unpackhi_ps(az, bx));
+        let (c, c2) = (_mm256_unpacklo_ps(by, bz), _mm256_unpackhi_ps(by, bz));
+        [
+            _mm256_shuffle_ps(a, b, 0x44),
+            _mm256_shuffle_ps(c, a, 0xE4),
+            _mm256_shuffle_ps(b, c, 0xEE),
+            _mm256_shuffle_ps(a2, b2, 0x44),
+            _mm256_shuffle_ps(c2, a2, 0xE4),
+            _mm256_shuffle_ps(b2, c2, 0xEE),
+        ]
+    }
+}
+
+/// [`unit4`] of the normals in the upper lanes of rows `[p | n]`, the positions left alone.
+#[inline(always)]
+fn unit_upper([x, y, z]: [__m256; 3]) -> [__m256; 3] {
+    // SAFETY: runs only inside avx2(), where AVX is present.
+    unsafe {
+        let len = _mm256_sqrt_ps(_mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)),
+            _mm256_mul_ps(z, z),
+        ));
+        let upper = _mm256_castsi256_ps(_mm256_set_epi32(-1, -1, -1, -1, 0, 0, 0, 0));
+        let keep = _mm256_and_ps(_mm256_cmp_ps(len, _mm256_setzero_ps(), _CMP_GT_OQ), upper);
+        let mut n = [x, y, z];
+        for c in &mut n {
+            *c = _mm256_blendv_ps(*c, _mm256_div_ps(*c, len), keep);
+        }
+        n
+    }
+}
+
 impl Four for Avx2<'_> {
     type Wide = Spread<__m256>;
 
@@ -1267,14 +1419,25 @@ impl<'t> Backend for Avx2<'t> {
         e: usize,
     ) {
         let shape = Shape::of(out, NORMALS);
-        if UNIT {
-            run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
-        } else if let (true, Some((base, position_first))) = (NORMALS, shape.pair) {
+        let pair = if NORMALS { shape.pair } else { None };
+        let packed = shape.packed_positions && (!NORMALS || shape.packed_normals);
+        if x.len() >= 8 && (pair.is_some() || packed) {
             // SAFETY: drive() hands over elements below count, which skin_mesh checked against
             // the capacity; side by side, an element's 24 bytes start at `base` plus 24 per
-            // element.
+            // element; else the streams are packed.
+            unsafe {
+                match pair {
+                    Some((base, true)) => self.run8::<NORMALS, UNIT, ONE, 1>(k, x, out, base, e),
+                    Some((base, false)) => self.run8::<NORMALS, UNIT, ONE, 2>(k, x, out, base, e),
+                    None => self.run8::<NORMALS, UNIT, ONE, 0>(k, x, out, out.positions, e),
+                }
+            }
+        } else if UNIT {
+            run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
+        } else if let Some((base, position_first)) = pair {
+            // SAFETY: as above.
             unsafe { self.lanes_pair::<_, ONE>(&Fixed(*m), x, base, position_first, e) };
-        } else if shape.packed_positions && (!NORMALS || shape.packed_normals) {
+        } else if packed {
             // SAFETY: as above, the streams packed.
             unsafe { self.lanes_packed::<_, NORMALS, ONE>(&Fixed(*m), x, out, e) };
         } else {
@@ -1333,21 +1496,35 @@ fn avx2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawT
     }
 }
 
-/// Skins `job` with AVX2 (`avx2`, which the caller checked this CPU has) or SSE2; `table` has
-/// the plan's [`super::plan::SkinPlan::table_len`] slots.
+#[cfg(ossa_avx512)]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+fn avx512(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
+    let b = avx512::Avx512(Avx2(PhantomData));
+    match (normals, unit) {
+        (true, true) => drive::<_, true, true>(&b, job, table, out),
+        (true, false) => drive::<_, true, false>(&b, job, table, out),
+        _ => drive::<_, false, false>(&b, job, table, out),
+    }
+}
+
+/// Skins `job` with `kernel` (AVX-512, AVX2 or SSE2; the caller checked this CPU runs it);
+/// `table` has the plan's [`super::plan::SkinPlan::table_len`] slots.
 pub(super) fn run(
-    use_avx2: bool,
+    kernel: Kernel,
     job: &Job,
     table: &mut [Slot],
     normals: bool,
     unit: bool,
     out: &mut RawTarget,
 ) {
-    if use_avx2 {
+    match kernel {
+        // SAFETY: the caller checked Kernel::Avx512.is_available(): AVX-512 F and VL, AVX2 and
+        // FMA are present.
+        #[cfg(ossa_avx512)]
+        Kernel::Avx512 => unsafe { avx512(job, table, normals, unit, out) },
         // SAFETY: the caller checked Kernel::Avx2.is_available(): AVX2 and FMA are present.
-        unsafe { avx2(job, table, normals, unit, out) }
-    } else {
-        sse2(job, table, normals, unit, out);
+        Kernel::Avx2 => unsafe { avx2(job, table, normals, unit, out) },
+        _ => sse2(job, table, normals, unit, out),
     }
 }
 
