@@ -119,6 +119,9 @@ impl Skin {
 }
 
 /// Counts of what the model will hold, for the memory estimate before allocating it.
+/// Heap per key while a model is built: see [`estimate`].
+const KEY_HELD: u64 = 3 * size_of::<Keyframe>() as u64;
+
 fn estimate(doc: &Doc, frames: u64, bones: u64) -> u64 {
     let corners = (doc.faces.len() as u64).saturating_mul(3);
     let per_corner = 4 * 32 + 4 + 8 + 4 + 12 + 12 + 24 + 4;
@@ -130,7 +133,7 @@ fn estimate(doc: &Doc, frames: u64, bones: u64) -> u64 {
         .saturating_add(images)
         // The model's keys, and while frames are sampled from them, each bone's keys gathered
         // and the sampler's own list (measured: about 245 bytes a key with its frame's pose).
-        .saturating_add(keys.saturating_mul(3 * size_of::<Keyframe>() as u64))
+        .saturating_add(keys.saturating_mul(KEY_HELD))
         .saturating_add(bones.saturating_mul(200))
 }
 
