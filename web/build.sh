@@ -4,12 +4,15 @@
 #      pins (cargo install --locked), the npm packages (npm ci, from package-lock.json);
 #   2. the WebAssembly module (cargo, profile `wasm`) and its JS glue (wasm-bindgen --target web);
 #   3. the native programs the tests hold it against: the `ossa` CLI and examples/native_ref;
-#   4. the tests (npm test: the types, then node --test), unless --no-test.
+#   4. the viewer page (esbuild) into web/dist/: open dist/index.html, or serve it;
+#   5. the tests, unless --no-test or --serve: npm test (the types, then node --test against
+#      the native library), then the viewer's in Chromium (npm run test:browser).
 # Each step says how long it took. The corpus is read from $OSSA_CORPUS (default
 # ../shared/corpus); without it the corpus tests say so and skip. Build products go to
 # $CARGO_TARGET_DIR (default the repository's target/), web/pkg and web/node_modules.
 #
 #   bash web/build.sh [--no-test]
+#   bash web/build.sh --serve [PORT]    builds, then serves the page on http://127.0.0.1:PORT
 set -euo pipefail
 web=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$web")
@@ -17,7 +20,11 @@ cd "$web"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 test_too=1
-[ "${1:-}" = "--no-test" ] && test_too=0
+serve=
+case "${1:-}" in
+  --no-test) test_too=0 ;;
+  --serve) test_too=0 serve=${2:-8080} ;;
+esac
 
 # The wasm-bindgen CLI must be the version of the crate the module is built with: the glue it
 # writes and the module's custom section must agree.
@@ -46,13 +53,14 @@ fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen_version" ]; then
   cargo install wasm-bindgen-cli --version "$bindgen_version" --locked
 fi
-# npm ci when node_modules is not what package-lock.json says (npm keeps its own copy of the
-# lock it installed in node_modules/.package-lock.json).
+# npm ci when node_modules is not what package-lock.json says (npm keeps a copy of the lock it
+# installed in node_modules/.package-lock.json; optional packages for other platforms are not
+# installed).
 if ! [ -f node_modules/.package-lock.json ] ||
   ! node -e '
-    const a = require("./package-lock.json").packages, b = require("./node_modules/.package-lock.json").packages;
-    const v = (p) => Object.entries(p).filter(([k]) => k).map(([k, x]) => k + "@" + x.version).sort().join();
-    process.exit(v(a) === v(b) ? 0 : 1);'; then
+    const lock = require("./package-lock.json").packages, have = require("./node_modules/.package-lock.json").packages;
+    const same = Object.entries(lock).every(([k, p]) => !k || (have[k] ? have[k].version === p.version : p.optional));
+    process.exit(same && Object.keys(have).every((k) => lock[k]) ? 0 : 1);'; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
@@ -67,12 +75,23 @@ raw=$(wc -c <pkg/ossa_web_bg.wasm)
 gz=$(gzip -9 -c pkg/ossa_web_bg.wasm | wc -c)
 echo "pkg/ossa_web_bg.wasm: $raw bytes, $gz gzip -9"
 
-step "native CLI and native_ref (cargo build --release)"
-(cd "$repo" && cargo build --release --bin ossa --locked)
-cargo build --release --example native_ref --locked
+step "viewer page (esbuild)"
+node viewer/build.mjs
+
+if [ -n "$serve" ]; then
+  step ""
+  exec node viewer/serve.mjs "$serve"
+fi
 
 if [ "$test_too" = 1 ]; then
+  step "native CLI and native_ref (cargo build --release)"
+  (cd "$repo" && cargo build --release --bin ossa --locked)
+  cargo build --release --example native_ref --locked
+
   step "tests (npm test)"
   npm test
+
+  step "browser tests (npm run test:browser)"
+  npm run test:browser
 fi
 step ""

@@ -236,5 +236,14 @@ export class Model {
 /** Loads the model `name` from `files`, its sidecars found beside it among them. */
 export function load(files: Files, name: string, options?: LoadOptions): Model;
 
+/** What a Sims character file (CMX or BCF) holds, without loading a model. */
+export function characterFile(bytes: FileBytes): {
+  /** 300 or 200 for text, null for BCF. */
+  version: number | null;
+  skeletons: string[];
+  suits: { name: string; skins: { mesh: string; bone: string }[] }[];
+  skills: { name: string; animation: string }[];
+};
+
 /** The model files among `paths`, by extension, sorted. */
 export function modelFiles(paths: Iterable<string>): string[];

@@ -120,6 +120,12 @@ export function load(files, name, options = {}) {
   });
 }
 
+/** What a Sims character file (CMX or BCF) holds: `{version, skeletons: [name], suits:
+ * [{name, skins: [{mesh, bone}]}], skills: [{name, animation}]}`, without loading a model. */
+export function characterFile(bytes) {
+  return JSON.parse(call(() => raw.characterFile(bytesOf(bytes, 'the character file'))));
+}
+
 /** The model files among `paths` a viewer can offer, by extension: not sidecars (skeletons
  * alone as .skp, skill data, textures, framegroups). */
 export function modelFiles(paths) {

@@ -293,3 +293,31 @@ impl LoadedModel {
         })
     }
 }
+
+/// What a Sims character file (CMX text or BCF) holds, as JSON: its skeletons' names, its
+/// suits (with their skins' meshes and bones) and its skills (with the animation each reads
+/// and whether that is beside it is for the caller to see); for a page offering the suits and
+/// skills among the files dropped on it.
+#[wasm_bindgen(js_name = characterFile)]
+pub fn character_file(bytes: &[u8]) -> Outcome<String> {
+    let file = ossa::cmx::parse(bytes)?;
+    let names = |n: &ossa::Name| n.to_string();
+    let suits: Vec<serde_json::Value> = (file.suits.iter())
+        .map(|s| {
+            let skins: Vec<serde_json::Value> = (s.skins.iter())
+                .map(|k| serde_json::json!({ "mesh": names(&k.name), "bone": names(&k.bone) }))
+                .collect();
+            serde_json::json!({ "name": names(&s.name), "skins": skins })
+        })
+        .collect();
+    let skills: Vec<serde_json::Value> = (file.skills.iter())
+        .map(|s| serde_json::json!({ "name": names(&s.name), "animation": names(&s.animation) }))
+        .collect();
+    Ok(serde_json::json!({
+        "version": file.version,
+        "skeletons": file.skeletons.iter().map(|s| names(&s.name)).collect::<Vec<_>>(),
+        "suits": suits,
+        "skills": skills,
+    })
+    .to_string())
+}

@@ -14,7 +14,7 @@ import { validateBytes } from 'gltf-validator';
 import { load } from '../node.js';
 import { cli, corpus, filesOf, native, noCorpus, noNative, sizeOf } from './helpers.mjs';
 
-const skip = noCorpus ?? noNative;
+const skip = noCorpus ?? noNative();
 
 /** [directory, model, load options, the CLI's options for them]. */
 const models = [

@@ -22,7 +22,7 @@ function refusal(files, name, options) {
   assert.fail(`${name} loaded`);
 }
 
-test('a hostile file is refused with the code and line the native CLI gives', { skip: noCorpus ?? noNative }, () => {
+test('a hostile file is refused with the code and line the native CLI gives', { skip: noCorpus ?? noNative() }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'ossa-web-'));
   try {
     const zombie = readFileSync(join(corpus, 'dpm/xon_zombie.dpm'));

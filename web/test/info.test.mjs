@@ -32,7 +32,7 @@ function models() {
   return out;
 }
 
-const skip = noCorpus ?? noNative;
+const skip = noCorpus ?? noNative();
 const dirFiles = new Map();
 const filesIn = (dir) => {
   if (!dirFiles.has(dir)) dirFiles.set(dir, filesOf(dir, (p) => !p.includes('/')));

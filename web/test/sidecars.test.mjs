@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 
-import { ErrorCode, OssaError, load } from '../node.js';
+import { ErrorCode, OssaError, characterFile, load } from '../node.js';
 import { cliInfo, cliLine, corpus, filesOf, noCorpus, noNative } from './helpers.mjs';
 
-const skip = noCorpus ?? noNative;
+const skip = noCorpus ?? noNative();
 const read = (p) => new Uint8Array(readFileSync(join(corpus, p)));
 
 /** `files` written into a new directory, for the CLI; removed after `f`. */
@@ -164,4 +164,18 @@ test('a retail Sim: skeleton, suit file, mesh in another folder, skill and its C
   } finally {
     model.free();
   }
+});
+
+test('a Sims character file tells its skeletons, suits and skills without a model being made', { skip }, () => {
+  const colonel = characterFile(read('sims/proto1998/colonelsuit.CMX'));
+  assert.equal(colonel.version, 200);
+  assert.equal(colonel.skeletons.length, 1);
+  assert.deepEqual(colonel.suits.map((s) => s.name.toLowerCase()), ['colonel']);
+  assert.ok(colonel.suits[0].skins.every((k) => k.mesh && k.bone));
+  const greet = characterFile(read('sims/proto1998/adult-greet01.cmx'));
+  assert.ok(greet.skills.some((s) => /greet01/i.test(s.animation)));
+  const bcf = characterFile(read('sims/olt_ross-walking-loop.cmx.bcf'));
+  assert.equal(bcf.version, null);
+  assert.ok(bcf.skills.length > 0);
+  assert.throws(() => characterFile(new Uint8Array([1, 2, 3])), (e) => e instanceof OssaError);
 });

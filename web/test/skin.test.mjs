@@ -23,7 +23,7 @@ const cases = [
   ['glTF from Blender', 'gltf/blender/roundtrip/03_all_animations', '03_all_animations.gltf', {}],
 ];
 
-const skip = noCorpus ?? noNative;
+const skip = noCorpus ?? noNative();
 
 /** The poses to hold the builds to: frame 0, and the first, middle and last scene at a time
  * that falls between frames. */
