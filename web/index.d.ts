@@ -220,6 +220,8 @@ export class Model {
   sceneBlend(scene: number | string, time: number): { frame: number; weight: number }[];
   skin(pose: Float32Array, options: { mesh: number; normalize?: boolean; normals?: boolean }): Skinned;
   skin(pose: Float32Array, options?: { normalize?: boolean; normals?: boolean }): Skinned[];
+  /** Every mesh skinned in one call, as views of the module's memory valid until the next call into ossa. */
+  skinViews(pose: Float32Array, normalize?: boolean): { positions: Float32Array; normals: Float32Array }[];
   skinInto(mesh: number, pose: Float32Array, positions: Float32Array, normals?: Float32Array | null, normalize?: boolean): void;
   indices(mesh: number): Uint32Array;
   texcoords(mesh: number): Float32Array | null;

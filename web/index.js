@@ -7,6 +7,8 @@
 import rawInit, * as raw from './pkg/ossa_web.js';
 
 let ready = false;
+// The module's exports (its memory, for views of what it skins).
+let exports = null;
 // Set when the module trapped (a panic): its state can no longer be trusted.
 let broken = null;
 
@@ -14,7 +16,7 @@ let broken = null;
  * compiled module), or by default from `pkg/ossa_web_bg.wasm` beside this file. */
 export async function init(source) {
   if (!ready) {
-    await rawInit(source === undefined ? undefined : { module_or_path: source });
+    exports = await rawInit(source === undefined ? undefined : { module_or_path: source });
     ready = true;
   }
 }
@@ -22,7 +24,7 @@ export async function init(source) {
 /** Loads the WebAssembly module from its bytes (or a compiled module), synchronously. */
 export function initSync(bytes) {
   if (!ready) {
-    raw.initSync({ module: bytes });
+    exports = raw.initSync({ module: bytes });
     ready = true;
   }
 }
@@ -214,14 +216,34 @@ export class Model {
    * true): unit normals; `options.normals` false: positions alone. */
   skin(pose, options = {}) {
     const { mesh, normalize = true, normals = true } = options;
-    const one = (m) => {
-      const n = this.#raw.vertexCount(m) * 3;
+    if (mesh !== undefined) {
+      const n = this.#raw.vertexCount(mesh) * 3;
       const out = { positions: new Float32Array(n), normals: normals ? new Float32Array(n) : null };
-      this.skinInto(m, pose, out.positions, out.normals, normalize);
+      this.skinInto(mesh, pose, out.positions, out.normals, normalize);
       return out;
-    };
-    if (mesh !== undefined) return one(mesh);
-    return this.#info.meshes.map((_, m) => one(m));
+    }
+    return this.skinViews(pose, normalize).map((v) => ({
+      positions: v.positions.slice(),
+      normals: normals ? v.normals.slice() : null,
+    }));
+  }
+
+  /** Skins every mesh at `pose` in one call, without copies: per mesh `{positions, normals}`
+   * as views of the module's memory, valid only until the next call into ossa (copy them
+   * first: `attribute.array.set(view.positions)`). For drawing every frame. */
+  skinViews(pose, normalize = true) {
+    const at = call(() => this.#raw.skinAll(pose, normalize));
+    const views = [];
+    let offset = at;
+    for (const m of this.#info.meshes) {
+      const n = m.vertexCount * 3;
+      views.push({
+        positions: new Float32Array(exports.memory.buffer, offset, n),
+        normals: new Float32Array(exports.memory.buffer, offset + n * 4, n),
+      });
+      offset += n * 8;
+    }
+    return views;
   }
 
   /** Skins mesh `mesh` at `pose` into the caller's Float32Arrays (3 floats a vertex; `normals`

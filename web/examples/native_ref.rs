@@ -5,9 +5,13 @@
 //!
 //! native_ref DIR MODEL [--suit NAME] [--skills FILE]... [--anims FILE]... [--skeleton FILE]
 //!            [--pose SCENE:SECONDS]... [--frame N]... [--render WIDTHxHEIGHT:OUT.rgba]
+//!            [--bench ROUNDS]
 //!
 //! Paths are relative to DIR, which is all the model may read. `--render` draws the first pose
 //! (frame 0 without one) as `ossa render` does, textures found beside the files, into raw RGBA.
+//! `--bench` times, over ROUNDS rounds each, loading the model file (with its sidecars) and
+//! skinning every mesh at the first pose with the portable kernel, and prints the medians in
+//! nanoseconds (`bench.mjs` holds the WebAssembly build's times against them).
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +27,7 @@ struct Args {
     skeleton: Option<String>,
     poses: Vec<Pose>,
     render: Option<(u32, u32, PathBuf)>,
+    bench: Option<usize>,
 }
 
 enum Pose {
@@ -42,6 +47,7 @@ fn args() -> Result<Args, String> {
         skeleton: None,
         poses: Vec::new(),
         render: None,
+        bench: None,
     };
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -66,6 +72,7 @@ fn args() -> Result<Args, String> {
                 let h = h.parse().map_err(|_| "--render: height")?;
                 a.render = Some((w, h, PathBuf::from(out)));
             }
+            "--bench" => a.bench = Some(value.parse().map_err(|_| "--bench: ROUNDS")?),
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -214,7 +221,7 @@ fn run() -> Result<(), String> {
         first_pose.get_or_insert(bones);
     }
     if let Some((width, height, out)) = &a.render {
-        let bones = match first_pose {
+        let bones = match first_pose.clone() {
             Some(b) => b,
             None => {
                 let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
@@ -237,6 +244,20 @@ fn run() -> Result<(), String> {
         let mut rgba = vec![0u8; *width as usize * *height as usize * 4];
         ossa::render::render(&model, &bones, &decoded.views(), &look, &mut rgba).map_err(fail)?;
         std::fs::write(out, &rgba).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if let Some(rounds) = a.bench {
+        let bones = first_pose.clone().unwrap_or_else(|| {
+            let mut b = vec![Mat3x4::IDENTITY; model.bones().len()];
+            let rest = [FrameBlend {
+                frame: 0,
+                weight: 1.0,
+            }];
+            let _ = model.pose_frames(&rest, None, &mut b);
+            b
+        });
+        let (load, skin) = bench(&path, &opts, &model, &bones, rounds).map_err(fail)?;
+        println!("{{\"load_ns\":{load},\"skin_ns\":{skin}}}");
+        return Ok(());
     }
     let i = model.info();
     println!(
@@ -261,6 +282,55 @@ fn run() -> Result<(), String> {
         poses_json.join(",")
     );
     Ok(())
+}
+
+/// The median times of loading `path` and of skinning every mesh of `model` at `bones` with the
+/// portable kernel, in nanoseconds.
+fn bench(
+    path: &Path,
+    opts: &LoadOptions,
+    model: &Model,
+    bones: &[Mat3x4],
+    rounds: usize,
+) -> ossa::Result<(u128, u128)> {
+    let median = |mut v: Vec<u128>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let mut loads = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let t = std::time::Instant::now();
+        std::hint::black_box(Model::load_file(path, opts)?);
+        loads.push(t.elapsed().as_nanos());
+    }
+    let mut buffers: Vec<(Vec<f32>, Vec<f32>)> = (model.meshes().iter())
+        .map(|m| {
+            (
+                vec![0.0; m.vertex_count() * 3],
+                vec![0.0; m.vertex_count() * 3],
+            )
+        })
+        .collect();
+    let mut skins = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let t = std::time::Instant::now();
+        for (m, (p, n)) in buffers.iter_mut().enumerate() {
+            let count = p.len() / 3;
+            let mut target = Strided::new(p, 3)?.with_normals(n, 3)?;
+            model.skin_mesh_with(
+                ossa::Kernel::Portable,
+                m,
+                bones,
+                0,
+                count,
+                ossa::SKIN_NORMALIZE,
+                &mut target,
+            )?;
+        }
+        skins.push(t.elapsed().as_nanos());
+        std::hint::black_box(&buffers);
+    }
+    Ok((median(loads), median(skins)))
 }
 
 fn main() -> std::process::ExitCode {

@@ -127,6 +127,8 @@ pub struct LoadedModel {
     session: Session,
     /// What the last save changed.
     notes: Vec<String>,
+    /// Where [`LoadedModel::skin_all`] skins every mesh, kept from call to call.
+    skinned: Vec<f32>,
 }
 
 /// Loads the model `name` from `files` (which it takes over); `options`: JSON of
@@ -137,6 +139,7 @@ pub fn load_model(files: FileSet, name: &str, options: &str) -> Outcome<LoadedMo
     Ok(LoadedModel {
         session: Session::load(files.files, name, &settings)?,
         notes: Vec::new(),
+        skinned: Vec::new(),
     })
 }
 
@@ -221,6 +224,16 @@ impl LoadedModel {
         Ok(self
             .session
             .skin_into(mesh, pose, normalize, positions, normals)?)
+    }
+
+    /// Skins every mesh at `pose` into the model's own buffer in the module's memory: per mesh
+    /// its positions then its normals (3 floats a vertex), meshes one after the other. Returns
+    /// the buffer's address; JavaScript reads it as a view of the module's memory, valid until
+    /// the next call into the module. One call and no copies in or out: for drawing every frame.
+    #[wasm_bindgen(js_name = skinAll)]
+    pub fn skin_all(&mut self, pose: &[f32], normalize: bool) -> Outcome<usize> {
+        self.session.skin_all(pose, normalize, &mut self.skinned)?;
+        Ok(self.skinned.as_ptr() as usize)
     }
 
     /// RGBA8 pixels of the model drawn at `pose` by ossa's software renderer; `options`: JSON

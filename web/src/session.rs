@@ -349,6 +349,26 @@ impl Session {
             .collect())
     }
 
+    /// Skins every mesh at `pose` into `out`: per mesh, its positions then its normals, 3 floats
+    /// a vertex each, meshes one after the other (`out` is resized to hold them).
+    pub fn skin_all(&self, pose: &[f32], normalize: bool, out: &mut Vec<f32>) -> Result<(), Error> {
+        let bones = self.matrices(pose)?;
+        let meshes = self.model.meshes();
+        let total: usize = meshes.iter().map(|m| m.vertex_count() * 6).sum();
+        out.resize(total, 0.0);
+        let flags = if normalize { ossa::SKIN_NORMALIZE } else { 0 };
+        let mut rest = out.as_mut_slice();
+        for (i, mesh) in meshes.iter().enumerate() {
+            let n = mesh.vertex_count();
+            let (here, after) = rest.split_at_mut(n * 6);
+            let (positions, normals) = here.split_at_mut(n * 3);
+            let mut target = Strided::new(positions, 3)?.with_normals(normals, 3)?;
+            self.model.skin_mesh(i, &bones, 0, n, flags, &mut target)?;
+            rest = after;
+        }
+        Ok(())
+    }
+
     /// Skins mesh `mesh` at `pose` into packed positions and normals (3 floats a vertex each);
     /// `normals` empty for none. `normalize`: unit normals.
     pub fn skin_into(

@@ -87,6 +87,9 @@ for (const [title, sub, name, options] of cases) {
           close(tr.map((i) => pose[i]), tr.map((i) => ref.poses[k].bones[i]), 1e-6 * size, `${what}: bone ${b / 12} translation`);
         }
         model.skin(pose).forEach((m, i) => {
+          // One mesh skinned alone (skinInto) is what skinning them all (skinViews) gives it.
+          const alone = model.skin(pose, { mesh: i });
+          assert.deepEqual([alone.positions, alone.normals], [m.positions, m.normals]);
           const want = ref.poses[k].meshes[i];
           worst = Math.max(worst, close(m.positions, want.positions, 1e-6 * size, `${what}: mesh ${i} positions`));
           close(m.normals, want.normals, 1e-5, `${what}: mesh ${i} normals`);

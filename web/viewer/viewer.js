@@ -460,8 +460,11 @@ function pose() {
   const model = state.model;
   const s = model.scenes[state.scene];
   const matrices = s ? model.pose({ scene: state.scene, time: state.time }) : model.pose(0);
-  state.meshes.forEach((m, i) => {
-    model.skinInto(i, matrices, m.positions.array, m.normals.array);
+  // One call skins every mesh into the module's memory; the views are copied at once.
+  model.skinViews(matrices).forEach((v, i) => {
+    const m = state.meshes[i];
+    m.positions.array.set(v.positions);
+    m.normals.array.set(v.normals);
     m.positions.needsUpdate = true;
     m.normals.needsUpdate = true;
   });
