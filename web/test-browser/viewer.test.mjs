@@ -282,6 +282,11 @@ test('a hostile file shows ossa\'s error as ossa words it, and the next good fil
   assert.equal(await tab.locator('#error').isHidden(), true);
   const p = await pixels(tab);
   covers(p.box, projectedBox(good, s), s.canvas, 'the box after the hostile file');
+  // A skeleton alone is shown by its bones, framed by its joints.
+  s = await loaded(tab, () => drop(tab, new Map([['adult-skeleton.cmx', read('sims/so_adult-skeleton.cmx')]])));
+  assert.deepEqual([s.loaded, s.info.counts.vertices > 0, await tab.isChecked('#bones')], [true, false, true]);
+  const bones = await pixels(tab);
+  assert.ok(bones.box[3] - bones.box[1] > s.canvas.height / 3, `the skeleton drawn ${bones.box}`);
   assert.deepEqual(tab.errors, []);
   await tab.close();
 });

@@ -391,7 +391,18 @@ function show(model) {
   scene3.add(group);
   state.group = group;
   group.updateMatrixWorld(true);
-  frame(info.bounds);
+  // A skeleton without meshes is framed by its joints at rest, and shown by its bones.
+  const bare = info.counts.vertices === 0 && info.bones.length > 0;
+  if (bare) {
+    const rest = model.pose(0);
+    const joints = info.bones.map((_, j) => [rest[j * 12 + 3], rest[j * 12 + 7], rest[j * 12 + 11]]);
+    const min = [0, 1, 2].map((k) => Math.min(...joints.map((p) => p[k])));
+    const max = [0, 1, 2].map((k) => Math.max(...joints.map((p) => p[k])));
+    frame({ min, max });
+  } else {
+    frame(info.bounds);
+  }
+  if (bare) ui.bones.checked = true;
 
   // Scenes
   ui.scene.replaceChildren();
