@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of ossa: the Rust unit and integration tests, then the C tests against the
-# static and the shared library, plain, under AddressSanitizer/UBSan and under valgrind.
+# static and the shared library, plain, under AddressSanitizer/UBSan and under valgrind, the
+# Python package's, and the WebAssembly package's and viewer's (web/build.sh).
 # The fuzz targets run apart: fuzz/run.sh [SECONDS] (.ci/run gives each 15 seconds); so does the
 # install test, c_tests/install_test.sh, which needs cargo-c and cmake.
 # The corpus of real models is read from $OSSA_CORPUS (default ../shared/corpus); tests that
@@ -66,3 +67,6 @@ bash c_tests/readme_example.sh
 bash c_tests/run.sh
 # The Python package, installed as users install it (pip install ./python), and its pytest suite.
 bash python/run_tests.sh
+# The WebAssembly build: the npm package's tests against the native library, then the viewer page
+# in Chromium (without Chromium they say they skip, unless OSSA_REQUIRE_INTEROP is set).
+bash web/build.sh
