@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use ossa::iqm::engines::{ANIMATION_CFG, is_tris_iqm};
 use ossa::iqm::player::{PlayerConfig, read_player_config};
 use ossa::iqm::{Engine, EngineWrite, write_for_engine};
+use ossa::convert::ConvertOptions;
 use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
@@ -98,12 +99,8 @@ impl Settings {
 struct Job<'a> {
     target: Format,
     scale: f32,
-    max_influences: usize,
-    /// Apply the savers' optimisations (targets that ask for them, without --keep-order).
-    optimize: bool,
-    /// Number vertices by influence set (--skin-order).
-    skin_order: bool,
-    bake_scale: bool,
+    /// --max-influences, --keep-order, --skin-order, --bake-scale.
+    convert: ConvertOptions,
     /// IQM for an engine, with its sidecars.
     engine: Option<Engine>,
     sidecars: bool,
@@ -166,13 +163,13 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
             target.name()
         ));
     }
-    if !gltf && !optimized_target(target) && target != Format::Iqm && c.max_influences.is_some() {
+    if !gltf && !ossa::convert::optimizes(target) && target != Format::Iqm && c.max_influences.is_some() {
         return usage_error(&format!(
             "--max-influences is for glTF, DPM, SKM, SKP, DMF, MM2 and IQM output, not {}",
             target.name()
         ));
     }
-    if !optimized_target(target) && c.keep_order {
+    if !ossa::convert::optimizes(target) && c.keep_order {
         return usage_error(&format!(
             "--keep-order is for DPM, SKM, SKP, DMF and MM2 output, which are optimised \
              otherwise; {} is written in the model's order",
@@ -212,10 +209,12 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
     let job = Job {
         target,
         scale: c.scale.unwrap_or(1.0),
-        max_influences: c.max_influences.unwrap_or(0),
-        optimize: optimized_target(target) && !c.keep_order,
-        skin_order: c.skin_order,
-        bake_scale: c.bake_scale,
+        convert: ConvertOptions {
+            max_influences: c.max_influences.unwrap_or(0),
+            keep_order: c.keep_order,
+            skin_order: c.skin_order,
+            bake_scale: c.bake_scale,
+        },
         engine: c.engine,
         sidecars: c.sidecars,
         player: c.player,
@@ -247,15 +246,11 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
     // Targets the savers optimise take the skin order with their other orders (after them);
     // the others take it here.
     let mut skin_note = None;
-    if job.skin_order && !job.optimize {
-        let (ordered, report) = gathered
-            .model
-            .optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER)?;
+    let optimizes = ossa::convert::optimizes(job.target) && !job.convert.keep_order;
+    if job.convert.skin_order && !optimizes {
+        let (ordered, note) = ossa::convert::skin_ordered(&gathered.model)?;
         gathered.model = ordered;
-        skin_note = Some(format!(
-            "skin order: {} vertices renumbered",
-            report.vertices_moved
-        ));
+        skin_note = Some(note);
     }
     if job.target == Format::Iqm && (job.engine.is_some() || job.sidecars) {
         let (model, warnings) = (gathered.model, gathered.warnings);
@@ -283,7 +278,7 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             let export = model.export_gltf(&ossa::format::gltf::ExportOptions {
                 binary: job.target == Format::Glb,
                 scale: job.scale,
-                max_influences: job.max_influences,
+                max_influences: job.convert.max_influences,
                 textures: Some(&textures),
                 source_name: Some(name),
             })?;
@@ -291,8 +286,10 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             (export.bytes, line)
         }
         format => {
-            let (model, mut changes) = prepare(gathered.model, job)?;
-            let (bytes, optimized) = save_optimized(model, format, job)?;
+            let (prepared, mut changes) =
+                ossa::convert::prepare(&gathered.model, format, &job.convert)?;
+            let model = prepared.as_ref().unwrap_or(&gathered.model);
+            let (bytes, optimized) = ossa::convert::save(model, format, &job.convert)?;
             changes.extend(optimized);
             let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
             for change in changes {
@@ -322,7 +319,8 @@ fn convert_for_engine(
     job: &Job,
 ) -> Result<Converted, ossa::Error> {
     let shown = output.display().to_string();
-    let (model, mut changes) = prepare(model, job)?;
+    let (prepared, mut changes) = ossa::convert::prepare(&model, job.target, &job.convert)?;
+    let model = prepared.unwrap_or(model);
     let qf = matches!(job.engine, Some(Engine::Qfusion | Engine::Warfork));
     let player = qf && (job.player || is_tris_iqm(&output.to_string_lossy()));
     let config = if player {
@@ -464,149 +462,6 @@ fn player_config(input: &Path, job: &Job) -> Result<Option<PlayerConfig>, ossa::
     read_player_config(&text)
         .map(Some)
         .map_err(|e| e.in_file(&std::sync::Arc::from(shown.as_str())))
-}
-
-/// The formats whose specifications ask a saver to remove unused bones and to order vertices,
-/// triangles and bones: `convert` optimises into them unless --keep-order. SKP and `.skel` are
-/// the skeletons of SKM and `.mod` meshes, and are optimised alike so that the two files of one
-/// input still fit together.
-fn optimized_target(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Dpm
-            | Format::Skm
-            | Format::Skp
-            | Format::Dmf
-            | Format::DmfJson
-            | Format::Mm2Skel
-            | Format::Mm2Mod
-    )
-}
-
-/// The model with the options that change what it holds applied: influences capped
-/// (--max-influences), the rest pose baked (--bake-scale); and what each step changed.
-fn prepare(mut model: Model, job: &Job) -> Result<(Model, Vec<String>), ossa::Error> {
-    let mut changes = Vec::new();
-    if job.max_influences > 0 {
-        let (capped, report) = model.with_max_influences(job.max_influences)?;
-        if report.vertices > 0 {
-            changes.push(report.describe());
-        }
-        model = capped;
-    }
-    if job.bake_scale {
-        let (baked, report) = ossa::mm2::bake_rest_pose(&model)?;
-        if report.bones > 0 {
-            let bones = if report.bones == 1 { "bone" } else { "bones" };
-            changes.push(format!(
-                "rest pose baked: {} {bones} rotated or scaled at rest, now offsets (the \
-                 skinned mesh is unchanged)",
-                report.bones
-            ));
-        }
-        model = baked;
-    }
-    // MM2 keeps its motions in files of their own: a .skel is the rest pose alone.
-    let frames = model.frames().len();
-    if job.target == Format::Mm2Skel && frames > 1 {
-        let more = frames - 1;
-        let noun = if more == 1 { "frame" } else { "frames" };
-        changes.push(format!(
-            "{more} {noun} after the first not written (a .skel holds the rest pose)"
-        ));
-    }
-    Ok((model, changes))
-}
-
-/// `model` saved as `format`, optimised first unless --keep-order, and what optimising changed.
-fn save_optimized(
-    model: Model,
-    format: Format,
-    job: &Job,
-) -> Result<(Vec<u8>, Option<String>), ossa::Error> {
-    if !job.optimize {
-        return Ok((model.save(format)?, None));
-    }
-    let model = tags_as_attachments(model)?;
-    let skin = if job.skin_order {
-        ossa::optimize::OPTIMIZE_SKIN_ORDER
-    } else {
-        0
-    };
-    let (optimized, report) = model.optimized(ossa::optimize::OPTIMIZE_ALL | skin)?;
-    match optimized.save(format) {
-        Ok(bytes) => Ok((bytes, describe_optimized(&report, format))),
-        // What does not fit is named in the input's numbering of bones, meshes and vertices,
-        // which the model before optimising has.
-        Err(e) => Err(model.save(format).err().unwrap_or(e)),
-    }
-}
-
-/// The model with every bone named `tag_...` flagged as an attachment, so that removing unused
-/// bones keeps it: games find attachment points by name (DarkPlaces' `gettagindex`, MD3's tags),
-/// and the files rarely set the flag (Xonotic's spiderbot sets it on none of its five `tag_`
-/// bones).
-fn tags_as_attachments(model: Model) -> Result<Model, ossa::Error> {
-    let is_tag = |b: &ossa::Bone| {
-        b.flags & ossa::BONE_ATTACHMENT == 0
-            && b.name.as_bytes().len() > 4
-            && b.name.as_bytes()[..4].eq_ignore_ascii_case(b"tag_")
-    };
-    if !model.bones().iter().any(is_tag) {
-        return Ok(model);
-    }
-    let mut parts = model.to_parts();
-    for bone in &mut parts.bones {
-        if is_tag(bone) {
-            bone.flags |= ossa::BONE_ATTACHMENT;
-        }
-    }
-    Model::from_parts(parts)
-}
-
-/// `optimised: 3 unused bones removed, 12 bones, 840 vertices and 1210 triangles renumbered,
-/// vertex cache misses 1.21 -> 0.68 a triangle`; None when nothing changed.
-/// A skeleton's file (SKP, `.skel`) leaves the vertices and triangles out.
-fn describe_optimized(r: &ossa::optimize::OptimizeReport, format: Format) -> Option<String> {
-    let meshes = !matches!(format, Format::Skp | Format::Mm2Skel);
-    let mut parts = Vec::new();
-    let removed = r.bones_before.saturating_sub(r.bones_after);
-    if removed > 0 {
-        let bones = if removed == 1 { "bone" } else { "bones" };
-        parts.push(format!("{removed} unused {bones} removed"));
-    }
-    let moved: Vec<String> = [
-        (r.bones_moved, "bone", "bones"),
-        (r.vertices_moved, "vertex", "vertices"),
-        (r.triangles_moved, "triangle", "triangles"),
-    ]
-    .iter()
-    .take(if meshes { 3 } else { 1 })
-    .filter(|(n, _, _)| *n > 0)
-    .map(|&(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
-    .collect();
-    if !moved.is_empty() {
-        parts.push(format!("{} renumbered", list(&moved)));
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    if meshes && r.triangles_moved > 0 {
-        parts.push(format!(
-            "vertex cache misses {:.2} -> {:.2} a triangle",
-            r.acmr_before, r.acmr_after
-        ));
-    }
-    Some(format!("optimised: {}", parts.join(", ")))
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 /// The output's file name for `input` written as `target`: its stem and the target's extension.
