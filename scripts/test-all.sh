@@ -69,4 +69,4 @@ bash c_tests/run.sh
 bash python/run_tests.sh
 # The WebAssembly build: the npm package's tests against the native library, then the viewer page
 # in Chromium (without Chromium they say they skip, unless OSSA_REQUIRE_INTEROP is set).
-bash web/build.sh
+OSSA_CLI=$PWD/target/debug/ossa OSSA_NATIVE_REF=$PWD/target/debug/examples/native_ref bash web/build.sh

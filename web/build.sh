@@ -3,7 +3,8 @@
 #   1. what is missing: the wasm32 target (rustup), wasm-bindgen's CLI at the version the crate
 #      pins (cargo install --locked), the npm packages (npm ci, from package-lock.json);
 #   2. the WebAssembly module (cargo, profile `wasm`) and its JS glue (wasm-bindgen --target web);
-#   3. the native programs the tests hold it against: the `ossa` CLI and examples/native_ref;
+#   3. the native programs the tests hold it against: the `ossa` CLI and the repository's
+#      examples/native_ref.rs (unless OSSA_CLI and OSSA_NATIVE_REF name built ones);
 #   4. the viewer page (esbuild) into web/dist/: open dist/index.html, or serve it;
 #   5. the tests, unless --no-test or --serve: npm test (the types, then node --test against
 #      the native library), then the viewer's in Chromium (npm run test:browser).
@@ -84,9 +85,12 @@ if [ -n "$serve" ]; then
 fi
 
 if [ "$test_too" = 1 ]; then
-  step "native CLI and native_ref (cargo build --release)"
-  (cd "$repo" && cargo build --release --bin ossa --locked)
-  cargo build --release --example native_ref --locked
+  # scripts/test-all.sh hands over the debug builds its `cargo test` made (OSSA_CLI,
+  # OSSA_NATIVE_REF): the same results, without building the library a third time.
+  if ! [ -x "${OSSA_CLI:-}" ] || ! [ -x "${OSSA_NATIVE_REF:-}" ]; then
+    step "native CLI and native_ref (cargo build --release)"
+    (cd "$repo" && cargo build --release --bin ossa --example native_ref --locked)
+  fi
 
   step "tests (npm test)"
   npm test

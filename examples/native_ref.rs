@@ -1,4 +1,4 @@
-//! The native side of the package's tests: a model loaded by the library built for this
+//! The native side of the WebAssembly package's tests (`web/test/`): a model loaded by the library built for this
 //! machine from the OS filesystem (its own route for sidecars, not the package's in-memory
 //! files), posed and skinned with the machine's fastest kernel, and drawn; printed as JSON for
 //! `test/*.test.mjs` to hold the WebAssembly build against.
