@@ -52,7 +52,8 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen_version" ]; then
-  cargo install wasm-bindgen-cli --version "$bindgen_version" --locked
+  # Unoptimised: it builds in about half the time and writes the same bytes in under 2 s.
+  CARGO_PROFILE_DEV_DEBUG=0 cargo install wasm-bindgen-cli --version "$bindgen_version" --locked --debug
 fi
 # npm ci when node_modules is not what package-lock.json says (npm keeps a copy of the lock it
 # installed in node_modules/.package-lock.json; optional packages for other platforms are not
