@@ -218,12 +218,21 @@ mod tests {
             describe_optimized(&report, Format::Skp).as_deref(),
             Some("optimised: 3 unused bones removed, 1 bone renumbered")
         );
-        assert_eq!(describe_optimized(&OptimizeReport::default(), Format::Dpm), None);
+        assert_eq!(
+            describe_optimized(&OptimizeReport::default(), Format::Dpm),
+            None
+        );
     }
 
     #[test]
     fn only_the_formats_whose_documents_ask_are_optimised() {
-        for f in [Format::Dpm, Format::Skm, Format::Skp, Format::Dmf, Format::Mm2Mod] {
+        for f in [
+            Format::Dpm,
+            Format::Skm,
+            Format::Skp,
+            Format::Dmf,
+            Format::Mm2Mod,
+        ] {
             assert!(optimizes(f), "{f:?}");
         }
         for f in [Format::Iqm, Format::Glb, Format::SimsCmx, Format::SimsSkn] {

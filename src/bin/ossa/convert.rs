@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use ossa::convert::ConvertOptions;
 use ossa::iqm::engines::{ANIMATION_CFG, is_tris_iqm};
 use ossa::iqm::player::{PlayerConfig, read_player_config};
 use ossa::iqm::{Engine, EngineWrite, write_for_engine};
-use ossa::convert::ConvertOptions;
 use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
@@ -163,7 +163,11 @@ pub fn convert(args: &ConvertArgs) -> ExitCode {
             target.name()
         ));
     }
-    if !gltf && !ossa::convert::optimizes(target) && target != Format::Iqm && c.max_influences.is_some() {
+    if !gltf
+        && !ossa::convert::optimizes(target)
+        && target != Format::Iqm
+        && c.max_influences.is_some()
+    {
         return usage_error(&format!(
             "--max-influences is for glTF, DPM, SKM, SKP, DMF, MM2 and IQM output, not {}",
             target.name()
