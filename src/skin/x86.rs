@@ -60,7 +60,53 @@ macro_rules! by_member_count {
     };
 }
 
-// After the macro above, which it uses.
+/// [`Backend::blend_list`] and [`Backend::blend_alone`] for a kernel whose `blend_list_of::<K>`
+/// and `blend_alone_of::<K>` blend sets of `K` members: up to [`LIST_MAX`](super::plan::LIST_MAX)
+/// (8) members' matrices, as `plan::list_key` allows (with AVX2 the last few spill from sixteen
+/// registers, still faster than a load per member and set).
+macro_rules! blends_by_member_count {
+    () => {
+        #[inline(always)]
+        fn blend_list(
+            &self,
+            list: &[Group],
+            members: &[Member],
+            rel: &[[__m128; 4]],
+            table: &mut [Slot],
+            range: (u32, u32),
+        ) {
+            let size = list
+                .first()
+                .map_or(0, |s| s.members_end.saturating_sub(s.key));
+            by_member_count!(
+                size,
+                blend_each,
+                self.blend_list_of(list, members, rel, table, range)
+            )
+        }
+
+        #[inline(always)]
+        fn blend_alone(
+            &self,
+            sets: &[Group],
+            members: &[Member],
+            rel: &[[__m128; 4]],
+            table: &mut [Slot],
+            range: (u32, u32),
+        ) {
+            let size = sets
+                .first()
+                .map_or(0, |s| s.members_end.saturating_sub(s.key));
+            by_member_count!(
+                size,
+                blend_each,
+                self.blend_alone_of(sets, members, rel, table, range)
+            )
+        }
+    };
+}
+
+// After the macros above, which it uses.
 #[cfg(ossa_avx512)]
 mod avx512;
 
@@ -1282,45 +1328,7 @@ impl<'t> Backend for Avx2<'t> {
         }
     }
 
-    #[inline(always)]
-    fn blend_list(
-        &self,
-        list: &[Group],
-        members: &[Member],
-        rel: &[[__m128; 4]],
-        table: &mut [Slot],
-        range: (u32, u32),
-    ) {
-        let size = list
-            .first()
-            .map_or(0, |s| s.members_end.saturating_sub(s.key));
-        // Up to LIST_MAX (8) members' matrices, as plan::list_key allows: the last few spill
-        // from sixteen registers, still faster than a load per member and set.
-        by_member_count!(
-            size,
-            blend_each,
-            self.blend_list_of(list, members, rel, table, range)
-        )
-    }
-
-    #[inline(always)]
-    fn blend_alone(
-        &self,
-        sets: &[Group],
-        members: &[Member],
-        rel: &[[__m128; 4]],
-        table: &mut [Slot],
-        range: (u32, u32),
-    ) {
-        let size = sets
-            .first()
-            .map_or(0, |s| s.members_end.saturating_sub(s.key));
-        by_member_count!(
-            size,
-            blend_each,
-            self.blend_alone_of(sets, members, rel, table, range)
-        )
-    }
+    blends_by_member_count!();
 
     #[inline(always)]
     fn widen(&self, m: &[__m128; 4]) -> (Spread<__m256>, [__m128; 4]) {

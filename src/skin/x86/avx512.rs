@@ -587,43 +587,7 @@ impl<'t> Backend for Avx512<'t> {
         }
     }
 
-    #[inline(always)]
-    fn blend_list(
-        &self,
-        list: &[Group],
-        members: &[Member],
-        rel: &[[__m128; 4]],
-        table: &mut [Slot],
-        range: (u32, u32),
-    ) {
-        let size = list
-            .first()
-            .map_or(0, |s| s.members_end.saturating_sub(s.key));
-        by_member_count!(
-            size,
-            blend_each,
-            self.blend_list_of(list, members, rel, table, range)
-        )
-    }
-
-    #[inline(always)]
-    fn blend_alone(
-        &self,
-        sets: &[Group],
-        members: &[Member],
-        rel: &[[__m128; 4]],
-        table: &mut [Slot],
-        range: (u32, u32),
-    ) {
-        let size = sets
-            .first()
-            .map_or(0, |s| s.members_end.saturating_sub(s.key));
-        by_member_count!(
-            size,
-            blend_each,
-            self.blend_alone_of(sets, members, rel, table, range)
-        )
-    }
+    blends_by_member_count!();
 
     #[inline(always)]
     fn widen(&self, m: &[__m128; 4]) -> Wide16 {
