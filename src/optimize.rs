@@ -62,16 +62,53 @@ pub struct OptimizeReport {
 
 /// Vertex-cache misses of an index list in a FIFO cache of `size` entries.
 pub fn cache_misses(indices: &[u32], size: usize) -> usize {
-    let mut cache: std::collections::VecDeque<u32> =
-        std::collections::VecDeque::with_capacity(size);
-    let mut misses = 0;
+    match size {
+        0 => indices.len(),
+        // The size the reports use, its search unrolled.
+        CACHE_SIZE => misses_in_ring(indices, [0u32; CACHE_SIZE]),
+        _ => misses_in_ring(indices, vec![0u32; size]),
+    }
+}
+
+fn misses_in_ring<R: AsMut<[u32]>>(indices: &[u32], mut ring: R) -> usize {
+    let ring = ring.as_mut();
+    let size = ring.len();
+    // The empty ring holds a number no index has, so that it is searched whole from the
+    // start; only an index list that uses every u32 lacks one, and it fills the ring first.
+    let unused = match indices.iter().max() {
+        Some(&most) if most < u32::MAX => most + 1,
+        Some(_) => return misses_filling_first(indices, ring),
+        None => return 0,
+    };
+    ring.fill(unused);
+    // Searched whole, without an early exit (a few vector compares), and a miss taken without
+    // a branch: the ring's next entry is written either way, with the index or with what it
+    // held. A branch on the hit was mispredicted about once a triangle.
+    let (mut next, mut misses) = (0usize, 0usize);
     for &i in indices {
-        if !cache.contains(&i) {
+        let hit = ring.iter().fold(false, |hit, &c| hit | (c == i));
+        let slot = &mut ring[next];
+        *slot = if hit { *slot } else { i };
+        misses += usize::from(!hit);
+        next += usize::from(!hit);
+        if next == size {
+            next = 0;
+        }
+    }
+    misses
+}
+
+/// [`misses_in_ring`] for an index list that uses every u32: only the filled entries of the ring
+/// count until it is full.
+fn misses_filling_first(indices: &[u32], ring: &mut [u32]) -> usize {
+    let size = ring.len();
+    let (mut filled, mut next, mut misses) = (0usize, 0usize, 0usize);
+    for &i in indices {
+        if !ring[..filled].contains(&i) {
             misses += 1;
-            if cache.len() == size {
-                cache.pop_front();
-            }
-            cache.push_back(i);
+            ring[next] = i;
+            next = if next + 1 == size { 0 } else { next + 1 };
+            filled = (filled + 1).min(size);
         }
     }
     misses
@@ -238,6 +275,27 @@ fn first_use_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     map
 }
 
+/// The map's hasher for keys that are hashes already: the key itself, its high bits (which the
+/// map's buckets and tags take) mixed from the low ones.
+#[derive(Default)]
+struct Spread(u64);
+
+impl std::hash::Hasher for Spread {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
 /// Vertex `old` becomes `map[old]`: the vertices of each influence set together, sets in the
 /// order the triangles first use them (unused vertices last), each set's vertices in the order
 /// the triangles first use them, those the layout blends (`direct` false) before those it skins
@@ -247,7 +305,7 @@ fn first_use_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
 /// against its first vertex's), then counted and placed.
 fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
     use std::collections::HashMap;
-    use std::hash::{Hash, Hasher};
+    use std::hash::BuildHasherDefault;
 
     let starts = &mesh.influence_start;
     let vc = starts.len().saturating_sub(1);
@@ -262,12 +320,14 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
                 .zip(influences_of(b))
                 .all(|(x, y)| x.bone == y.bone && x.weight.to_bits() == y.weight.to_bits())
     };
+    // A multiplicative hash of the set (FxHash's step): sets are few and not chosen to collide,
+    // a collision is only probed onward, and SipHash, twice (here and in the map), was a third
+    // of the skin order's time.
     let hash_of = |v: usize| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        for i in influences_of(v) {
-            (i.bone, i.weight.to_bits()).hash(&mut h);
-        }
-        h.finish()
+        influences_of(v).iter().fold(0u64, |h, i| {
+            let x = u64::from(i.bone) << 32 | u64::from(i.weight.to_bits());
+            (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
+        })
     };
     let rank = first_use_order(&mesh.indices, vc);
     let mut by_rank = vec![0u32; vc];
@@ -275,7 +335,8 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
         by_rank[r as usize] = v as u32;
     }
     // Sets by hash; a hash two different sets share is probed onward.
-    let mut found: HashMap<u64, u32> = HashMap::with_capacity(vc.min(1 << 16));
+    let mut found: HashMap<u64, u32, BuildHasherDefault<Spread>> =
+        HashMap::with_capacity_and_hasher(vc.min(1 << 16), BuildHasherDefault::default());
     let mut first_vertex: Vec<u32> = Vec::new();
     let mut set_of = vec![0u32; vc];
     for &v in &by_rank {
@@ -462,7 +523,13 @@ impl Model {
             }
         }
         report.bones_after = parts.bones.len() as u32;
-        report.acmr_after = acmr(&parts.meshes);
+        // Renumbering vertices is one to one, which leaves every cache hit and miss as it was:
+        // only a new triangle order changes the misses.
+        report.acmr_after = if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
+            acmr(&parts.meshes)
+        } else {
+            report.acmr_before
+        };
         Ok((Model::from_parts(parts)?, report))
     }
 }
@@ -763,4 +830,57 @@ fn cap_vertex(own: &[Influence], n: usize, out: &mut Vec<Influence>, report: &mu
             bone: i.bone,
         }
     }));
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::cache_misses;
+
+    /// The FIFO as plainly written: a queue searched front to back.
+    fn misses_plainly(indices: &[u32], size: usize) -> usize {
+        let mut cache = std::collections::VecDeque::new();
+        let mut misses = 0;
+        for &i in indices {
+            if !cache.contains(&i) {
+                misses += 1;
+                if cache.len() == size {
+                    cache.pop_front();
+                }
+                if size > 0 {
+                    cache.push_back(i);
+                }
+            }
+        }
+        misses
+    }
+
+    #[test]
+    fn the_ring_counts_the_misses_a_plain_fifo_counts() {
+        // A xorshift's indices over a few small ranges, so that hits and misses both come.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |range: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % u64::from(range)) as u32
+        };
+        for range in [1, 5, 17, 40, 300] {
+            let indices: Vec<u32> = (0..3000).map(|_| next(range)).collect();
+            for size in [0, 1, 3, 16, 32] {
+                let want = misses_plainly(&indices, size);
+                assert_eq!(
+                    cache_misses(&indices, size),
+                    want,
+                    "range {range}, size {size}"
+                );
+            }
+        }
+        // Every u32 may be an index, u32::MAX too (no number is free to mark empty entries).
+        let edge = [u32::MAX, 0, u32::MAX, 7, u32::MAX - 1, 0, u32::MAX];
+        for size in [1, 2, 16] {
+            assert_eq!(cache_misses(&edge, size), misses_plainly(&edge, size));
+        }
+        assert_eq!(cache_misses(&[], 16), 0);
+        assert_eq!(cache_misses(&[4, 4, 4], 16), 1);
+    }
 }

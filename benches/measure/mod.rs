@@ -773,6 +773,8 @@ fn max_diff(size: f32, a: (&[f32], &[f32]), b: (&[f32], &[f32])) -> (f64, f64) {
 struct Row {
     load: f64,
     memcpy: f64,
+    /// `Model::optimized(OPTIMIZE_SKIN_ORDER)` of the loaded model.
+    reorder: f64,
     heap: usize,
     pose_per_bone: f64,
     skin: f64,
@@ -833,6 +835,10 @@ fn measure_subject(
     let memcpy = measure(config, || {
         buffer.copy_from_slice(black_box(&all_bytes));
         black_box(&mut buffer);
+    });
+
+    let reorder = measure(config, || {
+        black_box(model.optimized(ossa::optimize::OPTIMIZE_SKIN_ORDER).ok());
     });
 
     let mut bones = vec![Mat3x4::IDENTITY; model.bones().len()];
@@ -947,6 +953,7 @@ fn measure_subject(
     Ok(Row {
         load,
         memcpy,
+        reorder,
         heap: model.heap_bytes(),
         pose_per_bone: pose / model.bones().len().max(1) as f64,
         skin,
@@ -1335,7 +1342,8 @@ fn run(config: &Config) -> Result<(), Vec<String>> {
     let table = Table::start(
         &[
             "load, pose and skin, one line per model",
-            "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes()",
+            "load = Model::load from memory (sidecars too), memcpy = copying those bytes; heap = Model::heap_bytes();",
+            "reorder/load = Model::optimized(OPTIMIZE_SKIN_ORDER) of the loaded model over its load",
             "pose = Model::pose_frames of a two-frame blend under a root that turns the model; skin = every mesh in that",
             "pose, positions and normals, every influence, one thread, into packed buffers; copy = copying those 24",
             "bytes per vertex; C = dp_skin.c, a scalar -O2 rendering of DarkPlaces' generic path, exact (DarkPlaces",
@@ -1350,6 +1358,7 @@ fn run(config: &Config) -> Result<(), Vec<String>> {
             ("load", 8),
             ("memcpy", 8),
             ("load/copy", 0),
+            ("reorder/load", 0),
             ("heap/file", 0),
             ("pose ns/bone", 0),
             ("skin ns/v", 0),
@@ -1383,6 +1392,7 @@ fn run(config: &Config) -> Result<(), Vec<String>> {
             time(r.load),
             time(r.memcpy),
             ratio(r.load, r.memcpy),
+            ratio(r.reorder, r.load),
             ratio(r.heap as f64, s.bytes as f64),
             num(r.pose_per_bone),
             num(r.skin * per_vertex),
