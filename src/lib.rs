@@ -9,6 +9,7 @@ pub mod animation;
 pub mod assemble;
 mod attach;
 pub mod capi;
+pub mod character;
 mod cursor;
 pub mod error;
 pub mod format;
