@@ -11,7 +11,8 @@
 //! The texture rule (docs/sidecars.md gives its sources): a texture's sides are powers of two;
 //! a retail mesh's (SKN, BMF) is a BMP of 8 bits a pixel (256 colours) or a TGA, which the game
 //! reads (a PNG or JPEG it does not); the first skin of a retail suit is drawn with the texture
-//! the Sim's appearance chooses, so its mesh's own is not checked (FORMATS §4.1).
+//! the Sim's appearance chooses (FORMATS §4.1), so its mesh's own need not be there, but is
+//! checked when it is.
 
 #![deny(
     clippy::unwrap_used,
@@ -462,10 +463,11 @@ fn check_suit(
         for e in missing_mesh_bones(&mesh, &lacks) {
             report.problem(&path, e.within(&place));
         }
-        // A retail suit's first skin is drawn with the texture the Sim's appearance chooses.
+        // A retail suit's first skin is drawn with the texture the Sim's appearance chooses:
+        // its mesh's own need not be there, but is checked when it is.
         let retail = mesh.format() != Format::SimsMsh;
-        if !(retail && k == 0) {
-            for e in texture_problems(&mesh, &path, retail) {
+        for e in texture_problems(&mesh, &path, retail) {
+            if !(retail && k == 0 && e.code() == ErrorCode::NotFound) {
                 report.problem(&path, e.within(&place));
             }
         }
@@ -518,7 +520,8 @@ fn age_mismatch(outfit: &Suit, skeleton: &Model) -> Option<Error> {
 }
 
 /// The bones a mesh waiting for a skeleton names that the skeleton lacks: those its vertices
-/// hang on, and those only its blended vertices are pulled to.
+/// hang on (or that none uses), and those its blended vertices are pulled to (a binding's
+/// blends, FORMATS §4.1), each list once.
 fn missing_mesh_bones(mesh: &Model, lacks: &dyn Fn(&crate::model::Name) -> bool) -> Vec<Error> {
     let Some(BoneSlots::ByName(names)) = mesh.unbound() else {
         return Vec::new();
@@ -535,26 +538,23 @@ fn missing_mesh_bones(mesh: &Model, lacks: &dyn Fn(&crate::model::Name) -> bool)
             }
         }
     }
-    let quoted = |list: Vec<String>| list.join(", ");
-    let mut bound = Vec::new();
-    let mut blended = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        if name.is_empty() || !lacks(name) {
-            continue;
-        }
-        let shown = format!("{:?}", name.to_string());
-        if blend.get(i) == Some(&true) && real.get(i) != Some(&true) {
-            blended.push(shown);
-        } else {
-            bound.push(shown);
-        }
-    }
+    let missing = |used: &[bool]| -> Vec<String> {
+        (names.iter().zip(used))
+            .filter(|(name, used)| **used && !name.is_empty() && lacks(name))
+            .map(|(name, _)| format!("{:?}", name.to_string()))
+            .collect()
+    };
+    // A name no vertex uses is bound too: binding refuses it as it does a used one.
+    let unused: Vec<bool> = real.iter().zip(&blend).map(|(r, b)| !r && !b).collect();
+    let mut bound = missing(&real);
+    bound.extend(missing(&unused));
+    let blended = missing(&blend);
     let mut problems = Vec::new();
     if !bound.is_empty() {
         problems.push(Error::mismatch(format!(
             "the mesh is bound to {} the skeleton lacks: {}",
             if bound.len() == 1 { "a bone" } else { "bones" },
-            quoted(bound)
+            bound.join(", ")
         )));
     }
     if !blended.is_empty() {
@@ -565,7 +565,7 @@ fn missing_mesh_bones(mesh: &Model, lacks: &dyn Fn(&crate::model::Name) -> bool)
             } else {
                 "bones"
             },
-            quoted(blended)
+            blended.join(", ")
         )));
     }
     problems
