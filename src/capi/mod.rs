@@ -19,6 +19,7 @@ mod render;
 mod save;
 mod scenes;
 mod validate;
+mod character;
 
 pub use bones::*;
 pub use checks::*;
@@ -30,6 +31,7 @@ pub use render::*;
 pub use save::*;
 pub use scenes::*;
 pub use validate::*;
+pub use character::*;
 
 pub const OSSA_VERSION_MAJOR: u32 = 0;
 pub const OSSA_VERSION_MINOR: u32 = 1;
