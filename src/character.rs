@@ -273,6 +273,8 @@ impl CharacterReport {
     }
 
     /// The entry of `file`, added at the end the first time.
+    // `k` is a position just found or the entry just pushed.
+    #[allow(clippy::indexing_slicing)]
     fn at(&mut self, file: &Path) -> &mut FileProblems {
         let k = match self.files.iter().position(|f| f.file == file) {
             Some(k) => k,
@@ -286,7 +288,6 @@ impl CharacterReport {
                 self.files.len().saturating_sub(1)
             }
         };
-        // Found or just pushed.
         &mut self.files[k]
     }
 

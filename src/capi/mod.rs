@@ -19,9 +19,12 @@ mod render;
 mod save;
 mod scenes;
 mod validate;
+
+// After the engine checks in the header, as the next section of the checks.
 mod character;
 
 pub use bones::*;
+pub use character::*;
 pub use checks::*;
 pub use gpu::*;
 pub use load::*;
@@ -31,7 +34,6 @@ pub use render::*;
 pub use save::*;
 pub use scenes::*;
 pub use validate::*;
-pub use character::*;
 
 pub const OSSA_VERSION_MAJOR: u32 = 0;
 pub const OSSA_VERSION_MINOR: u32 = 1;
