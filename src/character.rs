@@ -959,9 +959,15 @@ fn check_skills(
         else {
             continue;
         };
-        let (numbers_path, numbers_name) = match kind {
-            NumbersKind::Cfp => (dir.join(&paths.cfp), paths.cfp.clone()),
-            NumbersKind::Bin => (dir.join(&paths.bin), paths.bin.clone()),
+        let numbers_name = match kind {
+            NumbersKind::Cfp => paths.cfp.clone(),
+            NumbersKind::Bin => paths.bin.clone(),
+        };
+        // Beside a bare file name, by its own bare name, as the file is named.
+        let numbers_path = if dir.as_os_str() == "." {
+            PathBuf::from(&numbers_name)
+        } else {
+            dir.join(&numbers_name)
         };
         let bytes: &[u8] = (*numbers).as_ref();
         let max_bytes = options.max_bytes_for(bytes.len().saturating_add(skeleton.heap_bytes()));

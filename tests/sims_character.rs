@@ -463,6 +463,35 @@ fn a_skill_whose_numbers_are_missing_or_short_is_a_problem() {
 }
 
 #[test]
+fn a_prototype_skill_whose_bin_is_short_is_a_problem_of_the_bin() {
+    let Some(proto) = corpus("sims/proto1998") else {
+        return;
+    };
+    let dir = TempDir::new("sims-character", "bin-short");
+    for file in ["colonelsuit.CMX", "adult-greet01.cmx"] {
+        dir.write(file, std::fs::read(proto.join(file)).unwrap());
+    }
+    let bin = "xskill-adult-greet01.bin";
+    let bytes = std::fs::read(proto.join(bin)).unwrap();
+    assert_eq!(bytes.len(), 38584);
+    dir.write(bin, &bytes[..20000]);
+    let with_bin = CharacterCheck {
+        skills: vec![dir.path("adult-greet01.cmx")],
+        ..CharacterCheck::default()
+    };
+    let report = check(&dir, "colonelsuit.CMX", with_bin);
+    assert_eq!(
+        problems(&report),
+        [format!(
+            "{bin}: OSSA_ERR_TRUNCATED: {bin}: skill adult-greet01 (182 translations, 2275 \
+             rotations): 20000 bytes, where the skill's 182 translations and 2275 rotations take \
+             38584 (12 and 16 bytes each) at byte 0x4e20"
+        )]
+    );
+    assert_eq!(report.files[2].file, dir.path(bin));
+}
+
+#[test]
 fn a_skill_moving_a_bone_the_skeleton_lacks_names_it() {
     let Some(dir) = adult_body("skill-bone") else {
         return;
