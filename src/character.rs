@@ -327,8 +327,9 @@ impl CharacterReport {
 ///
 /// `options`: the input's (`strict`, `format`, `max_bytes`); the other files are read with its
 /// strictness and limit, their formats detected. Files are read from the OS filesystem, each
-/// inside its own directory: `options.io` is an invalid argument, as is a suit name without a
-/// skeleton to dress. Problems are in the report, not errors.
+/// inside its own directory: `options.io` is an invalid argument (the only error). Everything
+/// else is a problem in the report, a file that cannot be read or a suit or skills without a
+/// skeleton (`Mismatch`) too.
 pub fn check_character(
     input: &Path,
     check: &CharacterCheck,
@@ -370,7 +371,12 @@ pub fn check_character(
     }
     for file in &check.skills {
         let Some(skeleton) = skeleton else {
-            report.problem(file, no_skeleton().within("skills"));
+            report.problem(
+                file,
+                Error::mismatch(
+                    "no skeleton to play the skills on: give --skeleton FILE (adult-skeleton.cmx)",
+                ),
+            );
             continue;
         };
         report.validate(file, &side);

@@ -134,6 +134,25 @@ fn a_broken_character_names_each_problem_in_its_file_and_exits_1() {
 }
 
 #[test]
+fn skills_without_a_skeleton_are_a_problem_of_their_file() {
+    let Some(dir) = adult_body("no-skeleton") else {
+        return;
+    };
+    let run = ossa(
+        &dir.0,
+        &["validate", "adult-idle1.cmx", "--skills", "adult-idle1.cmx"],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        "error (OSSA_ERR_MISMATCH): no skeleton to play the skills on: give --skeleton FILE \
+         (adult-skeleton.cmx)\n\
+         adult-idle1.cmx: 1 problems, 0 warnings\n\
+         adult-idle1.cmx: the character has 1 problems in 1 of 1 files\n"
+    );
+}
+
+#[test]
 fn a_suit_found_nowhere_says_where_it_was_looked_for() {
     let Some(dir) = adult_body("no-suit") else {
         return;
