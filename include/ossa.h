@@ -899,6 +899,62 @@ typedef struct ossa_engine_finding {
   char message[512];
 } ossa_engine_finding;
 
+/**
+ * What a Sims character is checked with besides its file: all optional (NULL, 0).
+ */
+typedef struct ossa_character {
+  /**
+   * the skeleton's file (adult-skeleton.cmx); NULL = the character file's own skeleton
+   */
+  const char *skeleton;
+  /**
+   * the suit to check: the character file's, else SUIT.cmx, SUIT.cmx.bcf or SUIT.bcf beside
+   * it or in a search directory; NULL = none
+   */
+  const char *suit;
+  /**
+   * `skill_count` character files (CMX, BCF) whose skills are checked on the skeleton, each
+   * with its numbers (CFP, a 1998 file's .bin) beside it; NULL when skill_count is 0
+   */
+  const char *const *skills;
+  size_t skill_count;
+  /**
+   * `search_count` more directories for suit and mesh files, after the character file's own;
+   * NULL when search_count is 0
+   */
+  const char *const *search;
+  size_t search_count;
+} ossa_character;
+
+/**
+ * One problem of a character, in the file it belongs to.
+ */
+typedef struct ossa_problem {
+  /**
+   * its ossa_error_code (OSSA_ERR_NOT_FOUND: a file not found; OSSA_ERR_MISMATCH: files that
+   * do not fit together; ...)
+   */
+  uint32_t code;
+  /**
+   * 1-based line in a text file, 0 when not applicable
+   */
+  uint32_t line;
+  /**
+   * byte offset in the file, UINT64_MAX when not applicable
+   */
+  uint64_t offset;
+  /**
+   * NUL-terminated: the file the problem is in, as given or as found (a directory given
+   * joined with the file's name)
+   */
+  char file[256];
+  /**
+   * NUL-terminated sentence, as `ossa validate` prints it: which suit, skin, mesh, texture
+   * or skill, what is wrong, and where that was looked for
+   */
+  char message[512];
+} ossa_problem;
+
 #ifdef __cplusplus
 extern "C" {
 #endif /* __cplusplus */
@@ -1566,6 +1622,40 @@ uint32_t ossa_check_engine_file(const char *path,
  * "OSSA_ENGINE_WARFORK"; never NULL, also for unknown values.
  */
 const char *ossa_engine_name(uint32_t engine);
+
+/**
+ * Every problem of the Sims character whose file is `path` (a skeleton, a suit file, or both),
+ * with what `character` names (NULL: the file alone), as `ossa validate FILE --skeleton --suit
+ * --skills --search` lists them, file by file in the order they are checked (the file, the
+ * skeleton, the suit's file, each skin's mesh, the skill files, their numbers): each file's own
+ * problems, a suit or a skin's mesh found nowhere (naming the names and the directories looked
+ * in), a suit for the adult skeleton on the child's or the other way round, a mesh bound (or
+ * blending vertices) to bones the skeleton lacks, a texture not found, not read by the game, of
+ * sides that are not powers of two or (BMP) not 8 bits a pixel, a skill moving bones the
+ * skeleton lacks or whose numbers are missing or fewer than its motions read, and a CMX whose
+ * BCF beside it holds something else (docs/sidecars.md). The first `capacity` problems are
+ * written to `problems` (NULL when capacity is 0), `*count` is the number of all of them (call
+ * with capacity 0 to size the buffer), and `*more` (when not NULL) the problems of files' own
+ * formats found beyond those recorded. OSSA_OK whatever the problems: the character is clean
+ * when `*count` and `*more` are 0. Files are read from the OS filesystem, each inside its own
+ * directory; `options` (NULL = defaults): `flags` (OSSA_LOAD_STRICT), `format` and
+ * `max_bytes` for the file (the others are read with its strictness and limit, their formats
+ * detected); `options->io` is OSSA_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `character` is NULL or initialised, its strings
+ * NUL-terminated and its arrays of the counts given; `options` is NULL or initialised;
+ * `problems` points to `capacity` writable problems or is NULL with capacity 0; `count` is
+ * writable; `more` and `error` are NULL or writable.
+ */
+uint32_t ossa_check_character(const char *path,
+                              const struct ossa_character *character,
+                              const struct ossa_load_options *options,
+                              struct ossa_problem *problems,
+                              size_t capacity,
+                              size_t *count,
+                              size_t *more,
+                              struct ossa_error *error);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -162,7 +162,7 @@ pub fn dress_parts(
 /// `mesh` hung on `bone` when it is a 1998 Sims `.msh`, which does not hold the name of its bone:
 /// the suit's skin names it. (Its file name, `xskin-SUIT-BONE-PART`, repeats it, but suit and
 /// part names hold `-` too.) Any other mesh is returned as it is.
-fn on_skin_bone(mesh: Model, bone: &Name) -> Result<Model> {
+pub(crate) fn on_skin_bone(mesh: Model, bone: &Name) -> Result<Model> {
     match mesh.unbound() {
         Some(BoneSlots::ByName(names))
             if mesh.format() == Format::SimsMsh

@@ -9,6 +9,7 @@ pub mod animation;
 pub mod assemble;
 mod attach;
 pub mod capi;
+pub mod character;
 pub mod convert;
 mod cursor;
 pub mod error;

@@ -4,6 +4,7 @@
         positions, normals = model.skin(0, model.pose(10))
 """
 
+from .character import Problem, check_character
 from .engines import Engine, Finding, FindingKind, check_engine
 from .errors import (
     Error,
@@ -73,6 +74,7 @@ __all__ = [
     "OptimizeReport",
     "OutOfMemoryError",
     "PanicError",
+    "Problem",
     "Property",
     "SkinFrame",
     "Skinned",
@@ -84,6 +86,7 @@ __all__ = [
     "UnsupportedError",
     "View",
     "bind",
+    "check_character",
     "check_engine",
     "load",
     "version",

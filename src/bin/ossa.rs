@@ -123,6 +123,24 @@ fn validate_files(args: &cli::ValidateArgs) -> ExitCode {
     if args.player && engine != Some(Engine::Warfork) {
         return usage_error("--player is for --engine warfork");
     }
+    if args.character() {
+        if engine.is_some() {
+            return usage_error("--engine checks model files, not a Sims character");
+        }
+        let [file] = args.files.as_slice() else {
+            return usage_error("a Sims character is checked from one FILE (its skeleton or suit)");
+        };
+        if args.skills.as_ref().is_some_and(Vec::is_empty) {
+            return usage_error("--skills needs at least one FILE");
+        }
+        return match validate_character(file, args, &options) {
+            Ok(code) => code,
+            Err(e) => {
+                report_error(file, &e);
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut status = ExitCode::SUCCESS;
     for file in &args.files {
         let result = match engine {
@@ -203,6 +221,64 @@ fn validate(file: &str, options: &LoadOptions<'static>) -> Result<ExitCode, ossa
             out,
             "{file}: {total} problems, {} warnings",
             report.warnings.len()
+        );
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// `ossa validate FILE --skeleton --suit --skills --search`: every problem of the character,
+/// file by file; exit status 1 when any.
+fn validate_character(
+    file: &str,
+    args: &cli::ValidateArgs,
+    options: &LoadOptions<'static>,
+) -> Result<ExitCode, ossa::Error> {
+    let check = ossa::character::CharacterCheck {
+        skeleton: args.skeleton.as_ref().map(Into::into),
+        suit: args.suit.clone(),
+        skills: (args.skills.iter().flatten()).map(Into::into).collect(),
+        search: args.search.iter().map(Into::into).collect(),
+    };
+    let report = ossa::character::check_character(Path::new(file), &check, options)?;
+    let mut out = std::io::stdout().lock();
+    for f in &report.files {
+        for w in &f.warnings {
+            say!(out, "warning: {w}");
+        }
+        for p in &f.problems {
+            say!(out, "error ({}): {p}", p.code().name());
+        }
+        if f.more_problems > 0 {
+            say!(out, "... and {} more problems", f.more_problems);
+        }
+        let total = f.problems.len() + f.more_problems;
+        let shown = f.file.display();
+        if total == 0 {
+            say!(out, "{shown}: valid ({} warnings)", f.warnings.len());
+        } else {
+            say!(
+                out,
+                "{shown}: {total} problems, {} warnings",
+                f.warnings.len()
+            );
+        }
+    }
+    let total = report.problem_count();
+    let failing = (report.files.iter())
+        .filter(|f| !f.problems.is_empty() || f.more_problems > 0)
+        .count();
+    if total == 0 {
+        say!(
+            out,
+            "{file}: the character is valid ({} files)",
+            report.files.len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        say!(
+            out,
+            "{file}: the character has {total} problems in {failing} of {} files",
+            report.files.len()
         );
         Ok(ExitCode::FAILURE)
     }

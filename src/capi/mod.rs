@@ -20,7 +20,11 @@ mod save;
 mod scenes;
 mod validate;
 
+// After the engine checks in the header, as the next section of the checks.
+mod character;
+
 pub use bones::*;
+pub use character::*;
 pub use checks::*;
 pub use gpu::*;
 pub use load::*;

@@ -67,7 +67,7 @@ const _: () = {
 };
 
 /// `text` into a NUL-terminated field, cut at a character boundary where it is too long.
-fn fill<const N: usize>(text: &str) -> [c_char; N] {
+pub(super) fn fill<const N: usize>(text: &str) -> [c_char; N] {
     let mut out = [0 as c_char; N];
     let mut end = text.len().min(N.saturating_sub(1));
     while !text.is_char_boundary(end) {

@@ -15,6 +15,8 @@ pub const USAGE: &str = "usage:
   ossa info FILE [--frames] [--json]
                             summary of a model: counts, bounds, bone tree, meshes, animations
   ossa validate FILE...     every problem in a model file (exit status 1 when any)
+  ossa validate FILE [--skeleton FILE] [--suit NAME] [--skills FILE...] [--search DIR]
+                            every problem of a Sims character across its files
   ossa validate --engine NAME [--player] FILE...
                             what darkplaces, fte, qfusion or warfork refuses or gets wrong in it
                             (exit status 1 when the engine refuses it)
@@ -65,6 +67,16 @@ pub enum Command {
                       files beside it are read as loading reads them: a Sims skill whose \
                       numbers (its CFP, or a 1998 file's .bin) are not beside its file is a \
                       problem naming the skill, the files and the directory.\n\n\
+                      With --skeleton, --suit, --skills or --search: FILE is a Sims character \
+                      (a skeleton, a suit file, or both) and every file it refers to is \
+                      checked, file by file: each file's own problems; a suit or mesh not \
+                      found (and where it was looked for); a suit for the adult skeleton on \
+                      the child's or the other way round; a mesh bound, or blending vertices, \
+                      to bones the skeleton lacks; a texture not found, not read by the game, \
+                      of sides that are not powers of two or (BMP) not 8 bits a pixel; a skill \
+                      moving bones the skeleton lacks or whose numbers are missing or fewer \
+                      than its motions read; a CMX and its BCF beside it that hold different \
+                      things (exit status 1 when any problem).\n\n\
                       With --engine NAME (darkplaces or xonotic, fte, qfusion, warfork): what \
                       that engine's loader would refuse (`refuses`), load and silently get \
                       wrong (`misreads`), or what is worth knowing (`note`), one line a rule, \
@@ -174,8 +186,32 @@ pub struct ValidateArgs {
     /// the animation.cfg beside it
     #[arg(long)]
     pub player: bool,
+    /// A Sims character: the skeleton its suit and skills go on (default: FILE's own)
+    #[arg(long, value_name = "FILE")]
+    pub skeleton: Option<String>,
+    /// A Sims character: check suit NAME (FILE's, or NAME.cmx, NAME.cmx.bcf or NAME.bcf beside
+    /// FILE or in a --search directory), each skin's mesh and its texture
+    #[arg(long, value_name = "NAME")]
+    pub suit: Option<String>,
+    /// A Sims character: check the skills of these CMX/BCF files on the skeleton, each with its
+    /// numbers beside it; the files run to the next option; repeatable
+    #[arg(long, value_name = "FILE", num_args = 0.., action = clap::ArgAction::Append)]
+    pub skills: Option<Vec<String>>,
+    /// A Sims character: another directory for suit and mesh files (repeatable)
+    #[arg(long, value_name = "DIR")]
+    pub search: Vec<String>,
     #[command(flatten)]
     pub load: LoadArgs,
+}
+
+impl ValidateArgs {
+    /// Whether a Sims character is checked across its files.
+    pub fn character(&self) -> bool {
+        self.skeleton.is_some()
+            || self.suit.is_some()
+            || self.skills.is_some()
+            || !self.search.is_empty()
+    }
 }
 
 #[derive(Args)]

@@ -2,7 +2,6 @@
 //! patterns), the files that come with a model (skeleton, Sims skills and suits), and the
 //! progress bar of a batch.
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -157,131 +156,16 @@ fn dress(
     sources: &Sources,
 ) -> Result<(Model, Vec<Option<PathBuf>>), ossa::Error> {
     let loaded = Model::load_file(input, sources.options)?;
-    let mut dirs = vec![input.parent().map_or_else(
-        || PathBuf::from("."),
-        |p| {
-            if p.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                p.to_path_buf()
-            }
-        },
-    )];
-    dirs.extend(sources.search.iter().map(PathBuf::from));
-    let side = side_options(sources.options);
-    let mut index = DirIndex::new(&dirs);
-    // A file found in a directory is read inside it: a link out of it is refused.
-    let load_found = |(path, dir): (PathBuf, PathBuf)| {
-        let inside = LoadOptions {
-            base_dir: Some(dir),
-            ..side.clone()
-        };
-        Model::load_file(&path, &inside)
-    };
-    let has_suit = |m: &Model| {
-        m.suits()
-            .iter()
-            .any(|s| s.name.as_bytes().eq_ignore_ascii_case(suit.as_bytes()))
-    };
-    // The game keeps each suit in a file of its name; the skeleton holds none.
-    let suit_file = if has_suit(&loaded) {
-        None
-    } else {
-        let names = [".cmx", ".cmx.bcf", ".bcf"].map(|e| format!("{suit}{e}"));
-        let Some(found) = index.find(&names) else {
-            let there: Vec<String> = loaded.suits().iter().map(|s| s.name.to_string()).collect();
-            let has = if there.is_empty() {
-                "no suits".to_owned()
-            } else {
-                format!("suits {}", there.join(", "))
-            };
-            return Err(ossa::Error::not_found(format!(
-                "no suit named {suit}: the file has {has}, and none of {} is in {}",
-                names.join(", "),
-                shown_dirs(&dirs)
-            )));
-        };
-        Some(load_found(found)?)
-    };
-    let skeleton = match sources.skeleton {
-        Some(s) => s,
-        None if loaded.unbound().is_none() && !loaded.bones().is_empty() => &loaded,
-        None => {
-            return Err(ossa::Error::mismatch(
-                "the file holds no skeleton to dress: give --skeleton FILE (adult-skeleton.cmx)",
-            ));
-        }
-    };
-    let suits = suit_file.as_ref().unwrap_or(&loaded).suits();
-    let character = ossa::assemble::with_suits(skeleton, suits)?;
-    // The file of each skin's mesh, in the order the skins are asked for.
-    let mut found_files: Vec<PathBuf> = Vec::new();
-    let dressed = ossa::assemble::dress_parts(&character, suit, &mut |mesh: &str| {
-        // The 1998 prototype's meshes are `.msh`, whose name gives their bone.
-        let names = [".skn", ".bmf", ".msh"].map(|e| format!("{mesh}{e}"));
-        match index.find(&names) {
-            Some(found) => {
-                found_files.push(found.0.clone());
-                load_found(found)
-            }
-            None => Err(ossa::Error::not_found(format!(
-                "no {}, {} or {} in {}",
-                names[0],
-                names[1],
-                names[2],
-                shown_dirs(&dirs)
-            ))),
-        }
-    })?;
-    let mesh_files = (dressed.mesh_skins.iter())
-        .map(|&k| found_files.get(k).cloned())
-        .collect();
-    Ok((dressed.model, mesh_files))
-}
-
-fn shown_dirs(dirs: &[PathBuf]) -> String {
-    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    shown.join(", ")
-}
-
-/// Directories' files by name, each directory listed once, when first looked in (a suit of
-/// thousands of skins looks for thousands of meshes).
-pub struct DirIndex<'a> {
-    dirs: &'a [PathBuf],
-    /// Per directory: its files by lower-case name (the first of names equal but for case).
-    listings: Vec<Option<HashMap<String, PathBuf>>>,
-}
-
-impl<'a> DirIndex<'a> {
-    pub fn new(dirs: &'a [PathBuf]) -> DirIndex<'a> {
-        DirIndex {
-            dirs,
-            listings: vec![None; dirs.len()],
-        }
-    }
-
-    /// The first of `names` (ASCII case ignored, as the game's files are named on Windows) in
-    /// the first directory that holds one, with that directory.
-    pub fn find(&mut self, names: &[String]) -> Option<(PathBuf, PathBuf)> {
-        for (dir, listing) in self.dirs.iter().zip(&mut self.listings) {
-            let files = listing.get_or_insert_with(|| {
-                let mut files = HashMap::new();
-                let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
-                for e in entries {
-                    let name = e.file_name().to_string_lossy().to_ascii_lowercase();
-                    files.entry(name).or_insert_with(|| e.path());
-                }
-                files
-            });
-            let found = names
-                .iter()
-                .find_map(|n| files.get(&n.to_ascii_lowercase()));
-            if let Some(path) = found {
-                return Some((path.clone(), dir.clone()));
-            }
-        }
-        None
-    }
+    let search: Vec<PathBuf> = sources.search.iter().map(PathBuf::from).collect();
+    let dressed = ossa::character::dress_from_dirs(
+        input,
+        &loaded,
+        suit,
+        sources.skeleton,
+        &search,
+        &side_options(sources.options),
+    )?;
+    Ok((dressed.model, dressed.mesh_files))
 }
 
 /// `input`'s file name without its model extension (both parts of `.cmx.bcf`).
