@@ -48,6 +48,7 @@ static uint32_t check_dir(const char *dir, ossa_problem *problems, size_t capaci
     snprintf(skill, sizeof skill, "%s/adult-idle1.cmx", dir);
     skills[0] = skill;
     memset(&character, 0, sizeof character);
+    character.size = sizeof character;
     character.suit = "b001mafit_01";
     character.skills = skills;
     character.skill_count = 1;
@@ -115,7 +116,8 @@ static void test_clean_then_broken(const char *dir)
     CHECK_EQ_U(count, 0);
 }
 
-/* Arguments: NULL where a pointer is needed, a NULL character is the file alone, io is refused. */
+/* Arguments: NULL where a pointer is needed, a size not the struct's, a NULL character is the file
+ * alone, io is refused. */
 static void test_arguments(const char *dir)
 {
     ossa_problem problems[1];
@@ -131,7 +133,12 @@ static void test_arguments(const char *dir)
     CHECK_RESULT(ossa_check_character(NULL, NULL, NULL, NULL, 0, &count, NULL, &err), OSSA_ERR_NULL_ARGUMENT);
     CHECK_RESULT(ossa_check_character(path, NULL, NULL, NULL, 0, NULL, NULL, &err), OSSA_ERR_NULL_ARGUMENT);
     CHECK_RESULT(ossa_check_character(path, NULL, NULL, NULL, 1, &count, NULL, &err), OSSA_ERR_NULL_ARGUMENT);
+    /* A size other than this layout's is refused before anything else is read. */
     memset(&character, 0, sizeof character);
+    character.size = sizeof character - 8;
+    CHECK_RESULT(ossa_check_character(path, &character, NULL, problems, 1, &count, NULL, &err),
+                 OSSA_ERR_INVALID_ARGUMENT);
+    character.size = sizeof character;
     character.skill_count = 1;
     CHECK_RESULT(ossa_check_character(path, &character, NULL, problems, 1, &count, NULL, &err),
                  OSSA_ERR_NULL_ARGUMENT);

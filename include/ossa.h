@@ -900,9 +900,14 @@ typedef struct ossa_engine_finding {
 } ossa_engine_finding;
 
 /**
- * What a Sims character is checked with besides its file: all optional (NULL, 0).
+ * What a Sims character is checked with besides its file: all optional (NULL, 0) but `size`.
  */
 typedef struct ossa_character {
+  /**
+   * sizeof(ossa_character): the struct only grows at its end, and only the sizes of its
+   * released layouts are accepted (this one), any other is OSSA_ERR_INVALID_ARGUMENT
+   */
+  uint32_t size;
   /**
    * the skeleton's file (adult-skeleton.cmx); NULL = the character file's own skeleton
    */

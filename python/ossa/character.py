@@ -50,6 +50,7 @@ def check_character(
     """
     options, keep = _load_options(strict, "auto", None, None, max_bytes, None)
     character = ffi.new("ossa_character *")
+    character.size = ffi.sizeof("ossa_character")
     strings: list[Any] = []
 
     def c_string(value: StrPath | str) -> Any:

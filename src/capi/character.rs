@@ -11,9 +11,12 @@ use super::checks::{c_str, guard, null, ossa_error};
 use super::load::{os_path, ossa_load_options, read_options};
 use super::validate::fill;
 
-/// What a Sims character is checked with besides its file: all optional (NULL, 0).
+/// What a Sims character is checked with besides its file: all optional (NULL, 0) but `size`.
 #[repr(C)]
 pub struct ossa_character {
+    /// sizeof(ossa_character): the struct only grows at its end, and only the sizes of its
+    /// released layouts are accepted (this one), any other is OSSA_ERR_INVALID_ARGUMENT
+    pub size: u32,
     /// the skeleton's file (adult-skeleton.cmx); NULL = the character file's own skeleton
     pub skeleton: *const c_char,
     /// the suit to check: the character file's, else SUIT.cmx, SUIT.cmx.bcf or SUIT.bcf beside
@@ -70,7 +73,16 @@ fn read_character(character: *const ossa_character) -> Result<CharacterCheck> {
     if character.is_null() {
         return Ok(CharacterCheck::default());
     }
-    // SAFETY: checked non-null; the caller's initialised struct.
+    // SAFETY: checked non-null; every layout starts with its size, which is read first so that
+    // no more is read than the caller's layout holds.
+    let size = unsafe { character.cast::<u32>().read_unaligned() };
+    if size as usize != size_of::<ossa_character>() {
+        return Err(Error::invalid_argument(format!(
+            "character->size is {size}, not sizeof(ossa_character) ({})",
+            size_of::<ossa_character>()
+        )));
+    }
+    // SAFETY: the caller's initialised struct, of this layout's size.
     let c = unsafe { character.read_unaligned() };
     let suit = match c_str(c.suit) {
         Some(s) => Some(
