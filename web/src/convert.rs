@@ -37,7 +37,8 @@ pub fn save(
     // the others take it here, and it is said last, as `ossa convert` says it.
     let mut skin_note = None;
     let mut ordered = None;
-    if settings.skin_order && !(optimized && !settings.keep_order) {
+    let optimizes = optimized && !settings.keep_order;
+    if settings.skin_order && !optimizes {
         let (model, note) = ossa::convert::skin_ordered(model)?;
         ordered = Some(model);
         skin_note = Some(note);
