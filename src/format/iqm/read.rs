@@ -1594,8 +1594,7 @@ fn build_meshes(
         }
     };
     let mut reached_out = 0usize;
-    let mut zero_weights = 0usize;
-    let mut off_weights = 0usize;
+    let mut counts = WeightCounts::default();
     let mut out = Vec::with_capacity(records.len());
     // Each file vertex's number in the mesh being built, where a triangle reached it outside
     // the mesh's range (u32::MAX: not yet); made at the first such vertex, and charged with
@@ -1617,10 +1616,19 @@ fn build_meshes(
             .iter()
             .take(r.num_triangles as usize);
         for (t, rec) in (first..).zip(own_triangles) {
+            let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3] = *rec;
+            let file =
+                [[a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3]].map(u32::from_le_bytes);
+            // Most triangles use the mesh's own vertices only: taken without a branch a corner.
+            let own = file.map(|i| i.wrapping_sub(r.first_vertex));
+            if (0..3).all(|k| own[k] < r.num_vertexes) & (0..3).all(|k| file[k] < nv) {
+                // IQM's front faces wind clockwise; ossa's counter-clockwise.
+                indices.extend_from_slice(&[own[0], own[2], own[1]]);
+                continue;
+            }
             let mut corner = [0u32; 3];
             for (k, c) in corner.iter_mut().enumerate() {
-                let mut i = u32_of(rec, k.saturating_mul(4));
-                // Most corners are the mesh's own vertices.
+                let mut i = file[k];
                 if let Some(local) = i
                     .checked_sub(r.first_vertex)
                     .filter(|&l| l < r.num_vertexes && i < nv)
@@ -1674,99 +1682,33 @@ fn build_meshes(
                 *slot = u32::MAX;
             }
         }
-        // Counted first, so that the influences are made in room reserved exactly.
-        let count = match &v.blends {
-            Some((idx, wts)) => total(order.iter().map(|&g| {
-                let (ix, w) = (idx.get(g as usize), wts.get(g as usize));
-                let kept = ix
-                    .iter()
-                    .zip(&w)
-                    .filter(|&(&b, &wk)| (wk > 0.0 || wk.is_nan()) && b < nb);
-                kept.count().max(1) as u64
-            })),
-            None => order.len() as u64,
+        let mesh = MeshVertices {
+            m,
+            name: &r.name,
+            order: &order,
+            positions: &v.positions,
+            normals,
+            inverse_bind,
         };
-        let mut influence_start = Vec::with_capacity(order.len().saturating_add(1));
-        influence_start.push(0u32);
-        let mut influences: Vec<Influence> =
-            Vec::with_capacity(usize::try_from(count).unwrap_or_default());
-        for (local, &g) in order.iter().enumerate() {
-            let g = g as usize;
-            let p = v.positions.get(g).unwrap_or_default();
-            let n = normals.get(g).unwrap_or_default();
+        let (influence_start, influences) = match &v.blends {
+            // The tools' arrays: the weighted slots known from the bytes, no float compared.
+            Some((Joints::Bytes(idx), Weights::Bytes(wts))) => {
+                mesh.influences(ck, &mut counts, |g| {
+                    let (ix, w) = (idx.get(g).copied(), wts.get(g).copied());
+                    byte_slots(ix.unwrap_or_default(), w.unwrap_or_default(), nb)
+                })
+            }
+            Some((idx, wts)) => {
+                mesh.influences(ck, &mut counts, |g| float_slots(idx.get(g), wts.get(g), nb))
+            }
             // Without blend arrays every vertex follows joint 0 alone.
-            let mut slots: [(u32, f32); 4] = [(0, 1.0); 4];
-            let mut used = 1usize;
-            if let Some((idx, wts)) = &v.blends {
-                let (ix, w) = (idx.get(g), wts.get(g));
-                // The slots kept (weighted, on a joint of the model) as bits, without a branch
-                // on the file's weights.
-                let (mut keep, mut outside) = (0u32, false);
-                for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
-                    // As `!(wk <= 0.0)`: a NaN (none survives the finite check) would count.
-                    let weighted = wk > 0.0 || wk.is_nan();
-                    keep |= u32::from(weighted && b < nb) << k;
-                    outside |= weighted && b >= nb;
-                }
-                if outside {
-                    let at = || format!("mesh {m} ({}) vertex {local} (file vertex {g})", r.name);
-                    joints_out_of_range(ix, w, nb, at, ck)?;
-                }
-                slots = [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])];
-                used = keep.count_ones() as usize;
-                if keep & keep.wrapping_add(1) != 0 {
-                    // A kept slot after one that is not (the tools put the weighted first): the
-                    // kept ones moved down, in slot order.
-                    let mut n = 0usize;
-                    for (k, &slot) in [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])]
-                        .iter()
-                        .enumerate()
-                    {
-                        if keep & (1 << k) != 0
-                            && let Some(s) = slots.get_mut(n)
-                        {
-                            *s = slot;
-                            n = n.saturating_add(1);
-                        }
-                    }
-                }
-                if used == 0 {
-                    zero_weights = zero_weights.saturating_add(1);
-                    // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
-                    let b = ix.first().copied().filter(|&b| b < nb).unwrap_or(0);
-                    slots[0] = (b, 1.0);
-                    used = 1;
-                }
-            }
-            let chosen = slots.get(..used).unwrap_or_default();
-            let sum: f32 = chosen.iter().map(|s| s.1).sum();
-            off_weights =
-                off_weights.saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
-            let scale = if (sum - 1.0).abs() > SUM_EXACT {
-                1.0 / sum
-            } else {
-                1.0
-            };
-            for &(b, w) in chosen {
-                let w = w * scale;
-                let inv = inverse_bind
-                    .get(b as usize)
-                    .copied()
-                    .unwrap_or(Mat3x4::IDENTITY);
-                let origin = inv.transform_point(p).map(|x| x * w);
-                let normal = inv.transform_vector(n).map(|x| x * w);
-                if !all_finite(origin.iter().chain(&normal).map(|x| x.to_bits())) {
-                    return Err(not_finite_in_bind_space(m, &r.name, local, b));
-                }
-                influences.push(Influence {
-                    origin,
-                    weight: w,
-                    normal,
-                    bone: b,
-                });
-            }
-            influence_start.push(influences.len() as u32);
-        }
+            None => mesh.influences(ck, &mut counts, |_| Slots {
+                ix: [0; 4],
+                w: [1.0, 0.0, 0.0, 0.0],
+                keep: 1,
+                outside: false,
+            }),
+        }?;
         out.push(MeshParts {
             name: r.name.clone(),
             shader: r.material.clone(),
@@ -1790,6 +1732,10 @@ fn build_meshes(
              mesh's slice)"
         )))?;
     }
+    let WeightCounts {
+        zero: zero_weights,
+        off: off_weights,
+    } = counts;
     if zero_weights > 0 {
         ck.tolerate(Error::malformed(format!(
             "{zero_weights} vertices have blend weights summing to 0: each follows its first \
@@ -1803,6 +1749,185 @@ fn build_meshes(
         )))?;
     }
     Ok(out)
+}
+
+/// The number of bits set in each 4-bit mask (a table: `count_ones` is a loop of shifts on
+/// processors the crate is built for by default).
+const KEPT: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+/// Each weight byte as a float, the bits `byte as f32 / 255.0` gives.
+const BYTE_WEIGHTS: [f32; 256] = {
+    let mut t = [0.0f32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+};
+
+/// A vertex's four blend slots, and which of them it keeps: weighted (`!(w <= 0)`, so a NaN
+/// would count; none survives the finite check) and on a joint of the model.
+#[derive(Clone, Copy)]
+struct Slots {
+    ix: [u32; 4],
+    w: [f32; 4],
+    /// Bit `k`: slot `k` is kept.
+    keep: u32,
+    /// A weighted slot names a joint past the model's.
+    outside: bool,
+}
+
+#[inline(always)]
+fn byte_slots(ix: [u8; 4], w: [u8; 4], nb: u32) -> Slots {
+    let (mut keep, mut outside) = (0u32, false);
+    for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+        let (weighted, inside) = (wk != 0, u32::from(b) < nb);
+        keep |= u32::from(weighted & inside) << k;
+        outside |= weighted & !inside;
+    }
+    Slots {
+        ix: ix.map(u32::from),
+        w: w.map(|x| BYTE_WEIGHTS[usize::from(x)]),
+        keep,
+        outside,
+    }
+}
+
+#[inline(always)]
+fn float_slots(ix: [u32; 4], w: [f32; 4], nb: u32) -> Slots {
+    let (mut keep, mut outside) = (0u32, false);
+    for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+        let weighted = wk > 0.0 || wk.is_nan();
+        keep |= u32::from(weighted && b < nb) << k;
+        outside |= weighted && b >= nb;
+    }
+    Slots {
+        ix,
+        w,
+        keep,
+        outside,
+    }
+}
+
+/// Vertices whose weights were tolerated, over all meshes, for the load's warnings.
+#[derive(Default)]
+struct WeightCounts {
+    /// Summing to 0.
+    zero: usize,
+    /// Not summing to 1.
+    off: usize,
+}
+
+/// One mesh's vertices in the file's arrays, for making its influences.
+struct MeshVertices<'a> {
+    m: usize,
+    name: &'a Name,
+    order: &'a [u32],
+    positions: &'a Column<'a, 3>,
+    normals: &'a Column<'a, 3>,
+    inverse_bind: &'a [Mat3x4],
+}
+
+impl MeshVertices<'_> {
+    /// Every vertex's influences in bind space, and where each vertex's start; `slots` reads
+    /// a file vertex's blend slots (one function a kind of blend array, so that the loop is
+    /// made for each).
+    #[inline(always)]
+    fn influences(
+        &self,
+        ck: &mut Checker,
+        counts: &mut WeightCounts,
+        slots: impl Fn(usize) -> Slots,
+    ) -> Result<(Vec<u32>, Vec<Influence>)> {
+        let nb = self.inverse_bind.len() as u32;
+        // Counted first, so that the influences are made in room reserved exactly.
+        let count = total(
+            self.order
+                .iter()
+                .map(|&g| u64::from(KEPT[slots(g as usize).keep as usize & 15].max(1))),
+        );
+        let mut influence_start = Vec::with_capacity(self.order.len().saturating_add(1));
+        influence_start.push(0u32);
+        let mut influences: Vec<Influence> =
+            Vec::with_capacity(usize::try_from(count).unwrap_or_default());
+        for (local, &g) in self.order.iter().enumerate() {
+            let g = g as usize;
+            let p = self.positions.get(g).unwrap_or_default();
+            let n = self.normals.get(g).unwrap_or_default();
+            let Slots {
+                ix,
+                w,
+                keep,
+                outside,
+            } = slots(g);
+            if outside {
+                let at = || {
+                    format!(
+                        "mesh {} ({}) vertex {local} (file vertex {g})",
+                        self.m, self.name
+                    )
+                };
+                joints_out_of_range(ix, w, nb, at, ck)?;
+            }
+            let mut chosen = [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])];
+            let mut used = usize::from(KEPT[keep as usize & 15]);
+            if keep & keep.wrapping_add(1) != 0 {
+                // A kept slot after one that is not (the tools put the weighted first): the
+                // kept ones moved down, in slot order.
+                let mut n = 0usize;
+                for (k, slot) in [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if keep & (1 << k) != 0
+                        && let Some(s) = chosen.get_mut(n)
+                    {
+                        *s = slot;
+                        n = n.saturating_add(1);
+                    }
+                }
+            }
+            if used == 0 {
+                counts.zero = counts.zero.saturating_add(1);
+                // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
+                let b = Some(ix[0]).filter(|&b| b < nb).unwrap_or(0);
+                chosen[0] = (b, 1.0);
+                used = 1;
+            }
+            let chosen = chosen.get(..used).unwrap_or_default();
+            let sum: f32 = chosen.iter().map(|s| s.1).sum();
+            counts.off = counts
+                .off
+                .saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
+            let scale = if (sum - 1.0).abs() > SUM_EXACT {
+                1.0 / sum
+            } else {
+                1.0
+            };
+            for &(b, w) in chosen {
+                let w = w * scale;
+                let inv = self
+                    .inverse_bind
+                    .get(b as usize)
+                    .copied()
+                    .unwrap_or(Mat3x4::IDENTITY);
+                let origin = inv.transform_point(p).map(|x| x * w);
+                let normal = inv.transform_vector(n).map(|x| x * w);
+                if !all_finite(origin.iter().chain(&normal).map(|x| x.to_bits())) {
+                    return Err(not_finite_in_bind_space(self.m, self.name, local, b));
+                }
+                influences.push(Influence {
+                    origin,
+                    weight: w,
+                    normal,
+                    bone: b,
+                });
+            }
+            influence_start.push(influences.len() as u32);
+        }
+        Ok((influence_start, influences))
+    }
 }
 
 /// The problems of a vertex some of whose weighted slots name a joint past the model's `nb`,
