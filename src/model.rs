@@ -1400,6 +1400,14 @@ impl Model {
             + textures
             + materials
             + self.source.as_ref().map_or(0, |b| b.len())
+            // Quantised poses read the file the model keeps, or their own copy of it.
+            + s.poses.shared_file().map_or(0, |f| {
+                if self.source.as_ref().is_some_and(|b| Arc::ptr_eq(b, f)) {
+                    0
+                } else {
+                    f.len()
+                }
+            })
             + self.kept.heap_bytes()
             + suits
             + self.warnings.iter().map(Name::heap_bytes).sum::<usize>()
@@ -1453,6 +1461,7 @@ fn check_parts(parts: &ModelParts) -> Result<()> {
             Poses::Rigid(_) => {
                 "pose has a NaN or infinity, or a rotation of other than unit length"
             }
+            Poses::Quantised(_) => "pose has a NaN or infinity",
         };
         return Err(Error::malformed(format!(
             "frame {} bone {}: {what}",

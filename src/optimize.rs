@@ -6,7 +6,6 @@
 
 use crate::error::Result;
 use crate::model::{BONE_ATTACHMENT, Influence, MeshParts, Model, ModelParts};
-use crate::poses::Poses;
 
 /// Remove bones no vertex uses, keeping attachment bones and the ancestors of kept bones (a
 /// model whose vertices use no bone at all, a skeleton alone, keeps every bone).
@@ -571,7 +570,7 @@ fn drop_unused_bones(parts: &mut ModelParts) {
             bone
         })
         .collect();
-    parts.poses.retain_indices(|i| keep[i % nb]);
+    parts.poses.retain_bones(nb, &keep);
     renumber_references(parts, &keep, &map);
 }
 
@@ -669,21 +668,7 @@ fn reorder_bones(parts: &mut ModelParts, order: &[u32]) {
             bone
         })
         .collect();
-    // Frame-major poses: each frame's run of bones is permuted alike.
-    fn permute<T: Clone>(v: &mut Vec<T>, order: &[u32]) {
-        let nb = order.len();
-        if nb == 0 {
-            return;
-        }
-        *v = v
-            .chunks(nb)
-            .flat_map(|frame| order.iter().map(|&old| frame[old as usize].clone()))
-            .collect();
-    }
-    match &mut parts.poses {
-        Poses::Matrices(m) => permute(m, order),
-        Poses::Rigid(r) => permute(r, order),
-    }
+    parts.poses.permute_bones(order);
     renumber_references(parts, &vec![true; order.len()], &map);
 }
 

@@ -40,6 +40,11 @@ thread_local! {
     static CHAIN_WORK: Cell<Vec<[f64; 12]>> = const { Cell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// Each thread's decoded frames for blending quantised poses, kept from call to call.
+    static BLEND_WORK: Cell<Vec<Mat3x4>> = const { Cell::new(Vec::new()) };
+}
+
 /// Refuses a caller's root matrix with a value that is not finite or beyond [`MAX_MAGNITUDE`]:
 /// within it, posing and skinning a model that loaded stay finite.
 fn check_root(root: Option<&Mat3x4>) -> Result<()> {
@@ -109,6 +114,19 @@ fn blend_local(model: &Model, blends: &[FrameBlend], out: &mut [Mat3x4]) {
             blend_parts(blends, out, |k, bone| {
                 frames.get(k)?.get(bone).map(RigidPose::parts)
             });
+        }
+        // Each frame decoded whole into the thread's work space, then split as matrices are.
+        Poses::Quantised(_) => {
+            let mut work = BLEND_WORK.try_with(Cell::take).unwrap_or_default();
+            work.resize(nb.saturating_mul(blends.len()), Mat3x4::IDENTITY);
+            for (b, frame) in blends.iter().zip(work.chunks_mut(nb.max(1))) {
+                skeleton.write_frame_poses(b.frame as usize, frame);
+            }
+            blend_parts(blends, out, |k, bone| {
+                work.get(k.saturating_mul(nb).saturating_add(bone))
+                    .map(Mat3x4::decompose)
+            });
+            let _ = BLEND_WORK.try_with(|c| c.set(work));
         }
     }
 }

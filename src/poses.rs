@@ -3,8 +3,12 @@
 //! (28 bytes where a matrix takes 48), kept so: frames are most of an SKP, and as matrices they
 //! took 1.7 times the file in memory. A rigid pose becomes its matrix when asked, through the
 //! same function the reader used, so that its bits are what they were when stored as a matrix.
+//! An IQM's frames stay the file's 2-byte channels ([`QuantisedPoses`]): as matrices they took
+//! up to five times the file, and making them most of a load's time. A pose is decoded when
+//! asked, by the steps the reader took, so that its bits are what they were when decoded at load.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use glam::Quat;
 
@@ -50,10 +54,27 @@ impl RigidPose {
 }
 
 /// Parent-relative poses, frame-major: pose `frame * bones + bone`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Poses {
     Matrices(Vec<Mat3x4>),
     Rigid(Vec<RigidPose>),
+    /// An IQM's frames as the file stores them, decoded when read.
+    Quantised(QuantisedPoses),
+}
+
+/// Poses in one form equal as their lists; quantised poses equal any poses with the same
+/// matrices.
+impl PartialEq for Poses {
+    fn eq(&self, other: &Poses) -> bool {
+        match (self, other) {
+            (Poses::Matrices(a), Poses::Matrices(b)) => a == b,
+            (Poses::Rigid(a), Poses::Rigid(b)) => a == b,
+            (Poses::Quantised(_), _) | (_, Poses::Quantised(_)) => {
+                self.len() == other.len() && (0..self.len()).all(|i| self.get(i) == other.get(i))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Default for Poses {
@@ -79,7 +100,7 @@ impl Extend<Mat3x4> for Poses {
     fn extend<I: IntoIterator<Item = Mat3x4>>(&mut self, poses: I) {
         let mut matrices = match std::mem::take(self) {
             Poses::Matrices(m) => m,
-            Poses::Rigid(r) => r.iter().map(RigidPose::matrix).collect(),
+            other => other.to_matrices(),
         };
         matrices.extend(poses);
         *self = Poses::Matrices(matrices);
@@ -97,6 +118,7 @@ impl Poses {
         match self {
             Poses::Matrices(m) => m.len(),
             Poses::Rigid(r) => r.len(),
+            Poses::Quantised(q) => q.len(),
         }
     }
 
@@ -110,6 +132,7 @@ impl Poses {
         match self {
             Poses::Matrices(m) => m.get(i).copied(),
             Poses::Rigid(r) => r.get(i).map(RigidPose::matrix),
+            Poses::Quantised(q) => q.get(i),
         }
     }
 
@@ -121,6 +144,7 @@ impl Poses {
             Poses::Rigid(r) => r
                 .get(from..end)
                 .map(|r| Cow::Owned(r.iter().map(RigidPose::matrix).collect())),
+            Poses::Quantised(q) => q.range(from, end),
         }
     }
 
@@ -140,6 +164,7 @@ impl Poses {
                     }
                 })
                 .is_some(),
+            Poses::Quantised(q) => q.write(from, end, out),
         }
     }
 
@@ -148,10 +173,11 @@ impl Poses {
         match self {
             Poses::Matrices(m) => m.clone(),
             Poses::Rigid(r) => r.iter().map(RigidPose::matrix).collect(),
+            Poses::Quantised(q) => q.range(0, q.len()).map(Cow::into_owned).unwrap_or_default(),
         }
     }
 
-    /// Keeps the poses whose index `keep` accepts, in order.
+    /// Keeps the poses whose index `keep` accepts, in order (quantised poses become matrices).
     pub fn retain_indices(&mut self, keep: impl Fn(usize) -> bool) {
         fn retain<T>(v: &mut Vec<T>, keep: impl Fn(usize) -> bool) {
             let mut i = 0;
@@ -163,6 +189,53 @@ impl Poses {
         match self {
             Poses::Matrices(m) => retain(m, keep),
             Poses::Rigid(r) => retain(r, keep),
+            Poses::Quantised(_) => {
+                let mut m = self.to_matrices();
+                retain(&mut m, keep);
+                *self = Poses::Matrices(m);
+            }
+        }
+    }
+
+    /// Keeps the bones `keep` accepts, in every frame of `nb` bones: as
+    /// [`Poses::retain_indices`] by the bone of each index, quantised poses staying so.
+    pub(crate) fn retain_bones(&mut self, nb: usize, keep: &[bool]) {
+        match self {
+            Poses::Quantised(q) if q.bones() == nb => q.retain_bones(keep),
+            _ => self.retain_indices(|i| {
+                keep.get(i.checked_rem(nb).unwrap_or_default())
+                    .copied()
+                    .unwrap_or_default()
+            }),
+        }
+    }
+
+    /// Puts the bones of every frame in the order `order` gives (`order[new] = old`).
+    pub(crate) fn permute_bones(&mut self, order: &[u32]) {
+        // Frame-major poses: each frame's run of bones is permuted alike.
+        fn permute<T: Clone>(v: &mut Vec<T>, order: &[u32]) {
+            let nb = order.len();
+            if nb == 0 {
+                return;
+            }
+            *v = v
+                .chunks(nb)
+                .flat_map(|frame| {
+                    order
+                        .iter()
+                        .filter_map(|&old| frame.get(old as usize).cloned())
+                })
+                .collect();
+        }
+        match self {
+            Poses::Matrices(m) => permute(m, order),
+            Poses::Rigid(r) => permute(r, order),
+            Poses::Quantised(q) if q.bones() == order.len() => q.permute_bones(order),
+            Poses::Quantised(_) => {
+                let mut m = self.to_matrices();
+                permute(&mut m, order);
+                *self = Poses::Matrices(m);
+            }
         }
     }
 
@@ -172,6 +245,9 @@ impl Poses {
         match self {
             Poses::Matrices(m) => m.iter().position(|p| !p.is_finite()),
             Poses::Rigid(r) => r.iter().position(|p| !p.is_valid()),
+            Poses::Quantised(q) => {
+                (0..q.len()).position(|i| !q.get(i).is_some_and(|p| p.is_finite()))
+            }
         }
     }
 
@@ -192,7 +268,8 @@ impl Poses {
     /// `magnitudes`, where the reader found them, are each element's largest magnitude over
     /// every pose: a pose then stretches by at most `3 a` (its Frobenius norm, `a` the largest
     /// magnitude of the 3x3 part) and moves by at most `sqrt(3) t`, which bounds every bone of a
-    /// shallow skeleton without a pass over the poses.
+    /// shallow skeleton without a pass over the poses. Quantised poses bound each bone from its
+    /// channels' ranges, without decoding a frame (see [`QuantisedPoses::most_bounds`]).
     pub(crate) fn check_chained(
         &self,
         bones: &[Bone],
@@ -217,11 +294,21 @@ impl Poses {
         {
             return Ok(());
         }
+        if let Poses::Quantised(q) = self
+            && q.bones() == nb
+        {
+            let bounds = q.most_bounds();
+            if all_pose_bounds_hold(bones, |b| bounds.get(b).copied().unwrap_or_default()).is_none()
+            {
+                return Ok(());
+            }
+        }
         // Per bone: the largest squared stretch and origin over the frames.
         let mut most = vec![(0.0f32, 0.0f32); nb];
         match self {
             Poses::Matrices(m) => scan_most(m, &mut most, |m| *m),
             Poses::Rigid(r) => scan_most(r, &mut most, RigidPose::matrix),
+            Poses::Quantised(q) => q.scan_most(&mut most),
         }
         match all_pose_bounds_hold(bones, |b| most.get(b).copied().unwrap_or_default()) {
             None => Ok(()),
@@ -255,12 +342,458 @@ impl Poses {
         None
     }
 
-    /// Bytes of heap the poses take.
+    /// Bytes of heap the poses take, less the file quantised poses share (see
+    /// [`Poses::shared_file`]).
     pub(crate) fn heap_bytes(&self) -> usize {
         match self {
             Poses::Matrices(m) => size_of_val(m.as_slice()),
             Poses::Rigid(r) => size_of_val(r.as_slice()),
+            Poses::Quantised(q) => q.heap_bytes(),
         }
+    }
+
+    /// The file whose frames quantised poses read.
+    pub(crate) fn shared_file(&self) -> Option<&Arc<[u8]>> {
+        match self {
+            Poses::Quantised(q) => Some(&q.data),
+            _ => None,
+        }
+    }
+}
+
+/// What every frame gives a bone in place of its channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fixed {
+    /// Nothing: the channels give its pose.
+    No,
+    /// Its rest pose (frame 0's): where a channel can reach past [`MAX_MAGNITUDE`].
+    Rest,
+    /// The identity: the file has no pose for the bone.
+    Identity,
+}
+
+/// One pose's channels in each frame of an IQM: translation, rotation (a quaternion, x y z w)
+/// and scale, a value `offset + u16 * scale` where `mask` has the channel's bit, else `offset`.
+/// The stored ones are a frame's values from number `first` on, in channel order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PoseChannels {
+    pub first: u32,
+    pub mask: u16,
+    pub fixed: Fixed,
+    /// Each channel's value's number after `first` (for a channel not stored, the next
+    /// stored one's, not read): the stored channels below it.
+    pub after: [u8; 10],
+    pub offset: [f32; 10],
+    pub scale: [f32; 10],
+}
+
+impl PoseChannels {
+    /// A pose's channels: `mask`'s stored from value `first` of a frame on.
+    pub(crate) fn new(
+        first: u32,
+        mask: u16,
+        fixed: Fixed,
+        offset: [f32; 10],
+        scale: [f32; 10],
+    ) -> PoseChannels {
+        let mut after = [0u8; 10];
+        let mut n = 0u8;
+        for (c, a) in after.iter_mut().enumerate() {
+            *a = n;
+            n = n.saturating_add(u8::from(mask & (1 << c) != 0));
+        }
+        PoseChannels {
+            first,
+            mask,
+            fixed,
+            after,
+            offset,
+            scale,
+        }
+    }
+
+    /// The channels' values in a frame's values, version 1's w derived from x, y and z.
+    #[inline(always)]
+    pub(crate) fn values(&self, frame: &[u8], v1: bool) -> [f32; 10] {
+        let mut v = self.offset;
+        let base = (self.first as usize).saturating_mul(2);
+        for (c, ((x, &s), &after)) in v.iter_mut().zip(&self.scale).zip(&self.after).enumerate() {
+            let at = base.saturating_add(usize::from(after) * 2);
+            let raw = frame
+                .get(at..at.saturating_add(2))
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+            // A select, not a branch: which channels a pose stores is the file's choice.
+            *x = if self.mask & (1 << c) != 0 {
+                *x + f32::from(raw) * s
+            } else {
+                *x
+            };
+        }
+        if v1 {
+            v[6] = complete_w(v[3], v[4], v[5]);
+        }
+        v
+    }
+
+    /// The pose in a frame's values; `rest` is the bone's rest pose.
+    #[inline]
+    pub(crate) fn pose(&self, frame: &[u8], v1: bool, rest: &Mat3x4) -> Mat3x4 {
+        match self.fixed {
+            Fixed::No => pose_of_channels(self.values(frame, v1)),
+            Fixed::Rest => *rest,
+            Fixed::Identity => Mat3x4::IDENTITY,
+        }
+    }
+
+    /// The value channel `c` has at each end of the stored u16's range: it is monotonic in the
+    /// u16, so they bound every frame's.
+    fn ends(&self, c: usize) -> (f32, f32) {
+        let o = self.offset.get(c).copied().unwrap_or_default();
+        let s = self.scale.get(c).copied().unwrap_or_default();
+        let far = if self.mask & (1 << c) != 0 {
+            o + 65535.0 * s
+        } else {
+            o
+        };
+        (o, far)
+    }
+
+    /// The largest magnitude channel `c` reaches in any frame.
+    fn reach(&self, c: usize) -> f64 {
+        let (o, far) = self.ends(c);
+        f64::from(o.abs().max(far.abs()))
+    }
+
+    /// Whether some frame can give a rotation of squared length at most 1e-24 (which
+    /// [`pose_of_channels`] does not normalise in f32): every rotation channel (x, y and z in
+    /// version 1, where w is derived) can come within 1e-11 of 0. Otherwise one of them stays
+    /// farther from 0, and its square alone exceeds 1e-24.
+    pub(crate) fn may_lose_rotation(&self, v1: bool) -> bool {
+        let near_zero = |c: usize| {
+            let (o, far) = self.ends(c);
+            let (lo, hi) = (o.min(far), o.max(far));
+            (lo <= 1e-11 && hi >= -1e-11) || lo.is_nan() || hi.is_nan()
+        };
+        self.fixed == Fixed::No && (3..if v1 { 6 } else { 7 }).all(near_zero)
+    }
+
+    /// `(squared stretch, squared origin)` bounds of the pose in every frame, at least what
+    /// [`stretch_squared`] and [`origin_squared`] give for any of them (`rest` the bone's rest
+    /// pose). A pose's 3x3 part is `R diag(s)`, `R` made of a unit quaternion (to f32
+    /// rounding: its columns' lengths and angles are within 1e-5 of a rotation's), so its
+    /// Gershgorin bound is within a small factor of the largest scale squared; the origin is
+    /// the translation channels.
+    fn most_bound(&self, rest: &Mat3x4) -> (f32, f32) {
+        match self.fixed {
+            Fixed::Rest => return (stretch_squared(rest), origin_squared(rest)),
+            Fixed::Identity => {
+                let m = Mat3x4::IDENTITY;
+                return (stretch_squared(&m), origin_squared(&m));
+            }
+            Fixed::No => {}
+        }
+        let s = self.reach(7).max(self.reach(8)).max(self.reach(9));
+        let t = [self.reach(0), self.reach(1), self.reach(2)];
+        let o = t.iter().map(|t| t * t).sum::<f64>();
+        (
+            (s * s * (1.0 + 1e-3) + 1e-30) as f32,
+            (o * (1.0 + 1e-5) + 1e-30) as f32,
+        )
+    }
+}
+
+/// A pose from its channels (translation, quaternion x y z w, scale): the quaternion made unit
+/// length (where it has a length: else as [`unit_or_identity`] makes it), then the matrix of
+/// `Mat3::from_quat` with its columns scaled, as
+/// [`Mat3x4::from_rotation_translation_scale`] lays them out.
+#[inline(always)]
+pub(crate) fn pose_of_channels(v: [f32; 10]) -> Mat3x4 {
+    let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = v;
+    let length2 = squared_length([qx, qy, qz, qw]);
+    if !has_direction(length2) {
+        return Mat3x4::from_rotation_translation_scale(
+            unit_or_identity([qx, qy, qz, qw]),
+            [tx, ty, tz],
+            [sx, sy, sz],
+        );
+    }
+    let inv = length2.sqrt().recip();
+    let (x, y, z, w) = (qx * inv, qy * inv, qz * inv, qw * inv);
+    let (x2, y2, z2) = (x + x, y + y, z + z);
+    let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+    let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+    let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+    Mat3x4 {
+        m: [
+            (1.0 - (yy + zz)) * sx,
+            (xy - wz) * sy,
+            (xz + wy) * sz,
+            tx,
+            (xy + wz) * sx,
+            (1.0 - (xx + zz)) * sy,
+            (yz - wx) * sz,
+            ty,
+            (xz - wy) * sx,
+            (yz + wx) * sy,
+            (1.0 - (xx + yy)) * sz,
+            tz,
+        ],
+    }
+}
+
+/// A quaternion's squared length in f32, as decoding a frame takes it.
+#[inline(always)]
+pub(crate) fn squared_length([x, y, z, w]: [f32; 4]) -> f32 {
+    x * x + y * y + z * z + w * w
+}
+
+/// Whether a rotation of squared length `length2` (f32) is normalised in f32 when decoded;
+/// one of 1e-24 or less (or a NaN) is normalised as [`unit_or_identity`] does.
+#[inline(always)]
+pub(crate) fn has_direction(length2: f32) -> bool {
+    length2 > 1e-24
+}
+
+/// `q` made unit length in f64; the identity where it has no direction (a length of 1e-12 or
+/// less, or not finite).
+pub(crate) fn unit_or_identity(q: [f32; 4]) -> Quat {
+    // The square of an f32 is far inside an f64's range.
+    let len = q
+        .iter()
+        .map(|&c| f64::from(c) * f64::from(c))
+        .sum::<f64>()
+        .sqrt();
+    if !(len.is_finite() && len > 1e-12) {
+        return Quat::IDENTITY;
+    }
+    let inv = 1.0 / len;
+    Quat::from_xyzw(
+        (f64::from(q[0]) * inv) as f32,
+        (f64::from(q[1]) * inv) as f32,
+        (f64::from(q[2]) * inv) as f32,
+        (f64::from(q[3]) * inv) as f32,
+    )
+}
+
+/// IQM version 1 stores x, y, z of a unit quaternion; w is the negative root, as the SDK's
+/// `upgrade` tool, DarkPlaces and FTE complete it.
+pub(crate) fn complete_w(x: f32, y: f32, z: f32) -> f32 {
+    let (x, y, z) = (f64::from(x), f64::from(y), f64::from(z));
+    -(1.0 - (x * x + y * y + z * z)).max(0.0).sqrt() as f32
+}
+
+/// An IQM's poses: frame 0 (the rest pose) as matrices, every later frame as the file stores
+/// it, each pose's channels 2-byte values scaled and offset ([`PoseChannels`]), read from the
+/// file the model keeps. A pose is decoded when asked, to the bits the reader's decoding gave.
+#[derive(Clone)]
+pub struct QuantisedPoses {
+    /// Frame 0, one matrix per bone.
+    first: Vec<Mat3x4>,
+    /// One per bone.
+    channels: Vec<PoseChannels>,
+    /// The file: `frames` frames of `step` bytes from byte `start`, the model's frames 1 on.
+    data: Arc<[u8]>,
+    start: usize,
+    step: usize,
+    frames: usize,
+    v1: bool,
+}
+
+impl std::fmt::Debug for QuantisedPoses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuantisedPoses")
+            .field("bones", &self.first.len())
+            .field("frames", &self.frames.saturating_add(1))
+            .field("version", &if self.v1 { 1 } else { 2 })
+            .finish_non_exhaustive()
+    }
+}
+
+impl QuantisedPoses {
+    /// Frame 0's poses and each bone's channels (as many of both), over `frames` frames of
+    /// `step` bytes at `start` in `data` (all of which lie within it); None otherwise.
+    pub(crate) fn new(
+        first: Vec<Mat3x4>,
+        channels: Vec<PoseChannels>,
+        data: Arc<[u8]>,
+        (start, step, frames): (usize, usize, usize),
+        v1: bool,
+    ) -> Option<QuantisedPoses> {
+        let end = start.checked_add(step.checked_mul(frames)?)?;
+        let fits = end <= data.len()
+            && first.len() == channels.len()
+            && channels.iter().all(|c| {
+                let stored = (c.first as usize).saturating_add(c.mask.count_ones() as usize);
+                c.fixed != Fixed::No || stored.saturating_mul(2) <= step
+            });
+        fits.then_some(QuantisedPoses {
+            first,
+            channels,
+            data,
+            start,
+            step,
+            frames,
+            v1,
+        })
+    }
+
+    fn bones(&self) -> usize {
+        self.first.len()
+    }
+
+    fn len(&self) -> usize {
+        self.bones().saturating_mul(self.frames.saturating_add(1))
+    }
+
+    /// The values of model frame `f`: None for frame 0, which is kept as matrices, and for a
+    /// frame past the last.
+    #[inline]
+    fn frame_values(&self, f: usize) -> Option<&[u8]> {
+        if f == 0 || f > self.frames {
+            return None;
+        }
+        let at = self
+            .start
+            .saturating_add(f.saturating_sub(1).saturating_mul(self.step));
+        self.data.get(at..at.saturating_add(self.step))
+    }
+
+    /// Bone `b`'s pose in a frame whose values are `values` (None: frame 0).
+    #[inline(always)]
+    fn pose_in(&self, values: Option<&[u8]>, b: usize) -> Option<Mat3x4> {
+        let rest = self.first.get(b)?;
+        Some(match values {
+            None => *rest,
+            Some(v) => self.channels.get(b)?.pose(v, self.v1, rest),
+        })
+    }
+
+    /// Bone `b`'s pose in frame `f`.
+    #[inline]
+    pub(crate) fn pose(&self, f: usize, b: usize) -> Option<Mat3x4> {
+        if f > self.frames {
+            return None;
+        }
+        self.pose_in(self.frame_values(f), b)
+    }
+
+    fn get(&self, i: usize) -> Option<Mat3x4> {
+        let nb = self.bones();
+        self.pose(i.checked_div(nb)?, i.checked_rem(nb)?)
+    }
+
+    fn range(&self, from: usize, end: usize) -> Option<Cow<'_, [Mat3x4]>> {
+        if end > self.len() || from > end {
+            return None;
+        }
+        if from == 0 && end == self.bones() {
+            return Some(Cow::Borrowed(&self.first));
+        }
+        let mut out = vec![Mat3x4::IDENTITY; end.saturating_sub(from)];
+        self.write(from, end, &mut out);
+        Some(Cow::Owned(out))
+    }
+
+    /// Poses `[from, end)` into `out`, a frame's run of bones at a time.
+    fn write(&self, from: usize, end: usize, out: &mut [Mat3x4]) -> bool {
+        let nb = self.bones();
+        if end > self.len() || nb == 0 {
+            return end <= self.len() && out.is_empty();
+        }
+        let mut i = from;
+        let mut out = out;
+        while !out.is_empty() {
+            let (f, b) = (i / nb, i % nb);
+            let n = nb.saturating_sub(b).min(out.len());
+            let (head, rest) = out.split_at_mut(n);
+            let bones = b..b.saturating_add(n);
+            let (Some(first), Some(channels)) =
+                (self.first.get(bones.clone()), self.channels.get(bones))
+            else {
+                return false;
+            };
+            match self.frame_values(f) {
+                None => head.copy_from_slice(first),
+                Some(values) => {
+                    for ((o, c), r) in head.iter_mut().zip(channels).zip(first) {
+                        *o = c.pose(values, self.v1, r);
+                    }
+                }
+            }
+            out = rest;
+            i = i.saturating_add(n);
+        }
+        true
+    }
+
+    /// Keeps the bones `keep` accepts.
+    fn retain_bones(&mut self, keep: &[bool]) {
+        let kept = |b: usize| keep.get(b).copied().unwrap_or_default();
+        let mut b = 0;
+        self.first.retain(|_| {
+            b += 1;
+            kept(b - 1)
+        });
+        let mut b = 0;
+        self.channels.retain(|_| {
+            b += 1;
+            kept(b - 1)
+        });
+    }
+
+    /// Bone `new` takes bone `order[new]`'s poses.
+    fn permute_bones(&mut self, order: &[u32]) {
+        let first = &self.first;
+        let channels = &self.channels;
+        let (f, c): (Vec<Mat3x4>, Vec<PoseChannels>) = order
+            .iter()
+            .filter_map(|&old| Some((*first.get(old as usize)?, *channels.get(old as usize)?)))
+            .unzip();
+        self.first = f;
+        self.channels = c;
+    }
+
+    /// Per bone, `(squared stretch, squared origin)` bounds over every frame, at least what
+    /// [`Poses::check_chained`] finds scanning the decoded poses: frame 0's own, and the
+    /// channels' ([`PoseChannels::most_bound`]).
+    fn most_bounds(&self) -> Vec<(f32, f32)> {
+        self.first
+            .iter()
+            .zip(&self.channels)
+            .map(|(m, c)| {
+                let (s, o) = (stretch_squared(m), origin_squared(m));
+                // A NaN (never in a checked model) counts as out of range.
+                let (s, o) = (
+                    if s.is_nan() { f32::INFINITY } else { s },
+                    if o.is_nan() { f32::INFINITY } else { o },
+                );
+                if self.frames == 0 {
+                    return (s, o);
+                }
+                let (cs, co) = c.most_bound(m);
+                (s.max(cs), o.max(co))
+            })
+            .collect()
+    }
+
+    /// [`scan_most`] over every frame, decoded.
+    fn scan_most(&self, most: &mut [(f32, f32)]) {
+        scan_most(&self.first, most, |m| *m);
+        let nb = self.bones();
+        let mut frame = vec![Mat3x4::IDENTITY; nb];
+        for f in 1..=self.frames {
+            self.write(
+                f.saturating_mul(nb),
+                f.saturating_add(1).saturating_mul(nb),
+                &mut frame,
+            );
+            scan_most(&frame, most, |m| *m);
+        }
+    }
+
+    /// Bytes of heap, less the file.
+    fn heap_bytes(&self) -> usize {
+        size_of_val(self.first.as_slice()) + size_of_val(self.channels.as_slice())
     }
 }
 
@@ -414,6 +947,111 @@ mod tests {
         let mut kept = poses;
         kept.retain_indices(|i| i == 1);
         assert_eq!(kept, Poses::Rigid(vec![r[1]]));
+    }
+
+    /// Two bones over three frames of channels, the second bone's scale and rotation moving.
+    fn quantised() -> QuantisedPoses {
+        let moving = PoseChannels::new(
+            0,
+            0b00_1101_0000,
+            Fixed::No,
+            [1.0, -2.0, 0.5, 0.0, -1.0, 0.0, -1.0, 0.25, 1.0, 1.0],
+            [0.0, 0.0, 0.0, 0.0, 3e-5, 0.0, 3e-5, 4e-5, 0.0, 0.0],
+        );
+        let still = PoseChannels::new(
+            3,
+            0,
+            Fixed::No,
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+            [0.0; 10],
+        );
+        let values: Vec<u8> = [[0u16, 0, 0], [65535, 20000, 65535], [33000, 33000, 1]]
+            .iter()
+            .flat_map(|f| f.iter().flat_map(|v| v.to_le_bytes()))
+            .collect();
+        let mut data = vec![0xee; 5];
+        data.extend(&values);
+        QuantisedPoses::new(
+            vec![Mat3x4::IDENTITY, Mat3x4::from_translation([0.0, 1.0, 0.0])],
+            vec![still, moving],
+            data.into(),
+            (5, 6, 3),
+            false,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn quantised_poses_are_decoded_alike_wherever_read() {
+        let q = quantised();
+        let poses = Poses::Quantised(q.clone());
+        assert_eq!(poses.len(), 8);
+        let all = poses.to_matrices();
+        assert_eq!(all.len(), 8);
+        assert_eq!(all[1], Mat3x4::from_translation([0.0, 1.0, 0.0]));
+        // Frame 2 bone 1: w = -1 + 20000 * 3e-5, y = -1 + 65535 * 3e-5, x scale 0.25 + 65535 *
+        // 4e-5; the quaternion made unit length.
+        let v = q.channels[1].values(q.frame_values(2).unwrap(), false);
+        assert_eq!(v[6], -1.0 + 20000.0 * 3e-5);
+        assert_eq!(all[5], pose_of_channels(v));
+        for (i, &m) in all.iter().enumerate() {
+            assert_eq!(poses.get(i), Some(m));
+            let mut one = [Mat3x4::IDENTITY];
+            assert!(poses.write(i, &mut one));
+            assert_eq!(one[0], m);
+        }
+        assert_eq!(poses.get(8), None);
+        assert_eq!(poses.range(3, 4).as_deref(), Some(&all[3..7]));
+        assert!(matches!(poses.range(0, 2), Some(Cow::Borrowed(_))));
+        assert_eq!(poses.range(5, 4), None);
+        assert_eq!(poses, Poses::Matrices(all.clone()));
+
+        // Bones reordered or removed keep the quantised form and its bits.
+        let mut swapped = poses.clone();
+        swapped.permute_bones(&[1, 0]);
+        assert!(matches!(swapped, Poses::Quantised(_)));
+        let want: Vec<Mat3x4> = all.chunks(2).flat_map(|f| [f[1], f[0]]).collect();
+        assert_eq!(swapped.to_matrices(), want);
+        let mut kept = poses.clone();
+        kept.retain_bones(2, &[false, true]);
+        assert!(matches!(kept, Poses::Quantised(_)));
+        let want: Vec<Mat3x4> = all.chunks(2).map(|f| f[1]).collect();
+        assert_eq!(kept.to_matrices(), want);
+        let mut by_index = poses.clone();
+        by_index.retain_indices(|i| i % 2 == 1);
+        assert_eq!(by_index, Poses::Matrices(want));
+    }
+
+    #[test]
+    fn quantised_bounds_hold_every_frame_the_channels_can_give() {
+        // Channels at each end of their range, scaled and not, give poses within the bound.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2000 {
+            let (mut offset, mut scale) = ([0.0; 10], [0.0; 10]);
+            for k in 0..10 {
+                let big = [1e-3f32, 1.0, 40.0, 3e4][(next() % 4) as usize];
+                offset[k] = (next() % 2001) as f32 / 1000.0 * big - big;
+                scale[k] = ((next() % 2001) as f32 / 1000.0 - 1.0) * big / 65535.0;
+            }
+            let c = PoseChannels::new(0, (next() & 0x3ff) as u16, Fixed::No, offset, scale);
+            let (s, o) = c.most_bound(&Mat3x4::IDENTITY);
+            for _ in 0..8 {
+                let frame: Vec<u8> = (0..10)
+                    .flat_map(|_| {
+                        [0u16, 65535, (next() & 0xffff) as u16][(next() % 3) as usize].to_le_bytes()
+                    })
+                    .collect();
+                let m = c.pose(&frame, next() % 2 == 0, &Mat3x4::IDENTITY);
+                assert!(stretch_squared(&m) <= s, "{c:?}: {m:?} stretches past {s}");
+                assert!(origin_squared(&m) <= o, "{c:?}: {m:?} reaches past {o}");
+            }
+        }
     }
 
     #[test]

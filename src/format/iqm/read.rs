@@ -1,17 +1,23 @@
 //! Reading IQM versions 2 and 1. Pass one locates and checks every table against the file;
 //! pass two decodes what the model keeps, after the memory it needs has been charged.
 
+use std::sync::Arc;
+
 use byteorder::{ByteOrder, LittleEndian as Le};
 use glam::Quat;
 
 use crate::cursor::{field_at, record_at, span, table_bytes};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
-use crate::format::{Checker, Format, total, try_vec};
+use crate::format::{Checker, Format, total};
 use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{
     Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, Kept, KeptExtension,
     MeshParts, MeshSkin, ModelParts, Name, SkinFrame, concat_into,
+};
+use crate::poses::{
+    Fixed, PoseChannels, Poses, QuantisedPoses, complete_w, has_direction, squared_length,
+    unit_or_identity,
 };
 
 pub const MAGIC: &[u8; 16] = b"INTERQUAKEMODEL\0";
@@ -556,7 +562,9 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             (u64::from(nv), 12 + 12 + 8 + 4 + 32),
             (mesh_vertices, 4 * 32 + 12 + 12 + 8 + 4 + 8),
             (u64::from(nt), 12),
-            (frames.saturating_mul(nb), 48),
+            // Frame 0's poses, and each pose's channels: later frames stay the file's.
+            (nb, size_of::<Mat3x4>() as u64),
+            (nb, size_of::<PoseChannels>() as u64),
             (frames, 96),
             (nb, 160),
             // The file itself, kept for saving it unchanged.
@@ -569,24 +577,45 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     let skel = skeleton(&joints, &poses, !meshes.is_empty(), ck)?;
     let nb = skel.bones.len();
     let file_frames = file_frames as usize;
-    let mut all_poses: Vec<Mat3x4> = try_vec(frames.saturating_mul(nb as u64) as usize, || {
-        format!("{frames} frames of {nb} bones")
-    })?;
-    all_poses.extend_from_slice(&skel.local);
-    let decoded = decode_frames(data, &h, &version, &poses, &skel, &mut all_poses, ck)?;
+    let source: Arc<[u8]> = data.into();
+    let quantised = check_frames(data, &h, &version, &poses, &skel, ck)?;
     let Skeleton {
         bones,
+        local,
         animation_only,
-        ..
     } = skel;
-    if animation_only && decoded {
-        // An animation-only file has no rest pose: its first frame stands in.
-        all_poses.copy_within(nb..nb.saturating_mul(2), 0);
-    }
+    let all_poses = match quantised {
+        Some((channels, layout)) => {
+            // An animation-only file has no rest pose: its first frame stands in.
+            let first = if animation_only {
+                let values = data
+                    .get(layout.0..layout.0.saturating_add(layout.1))
+                    .unwrap_or_default();
+                let v1 = version.number == 1;
+                channels
+                    .iter()
+                    .zip(&local)
+                    .map(|(c, rest)| c.pose(values, v1, rest))
+                    .collect()
+            } else {
+                local
+            };
+            let q = QuantisedPoses::new(
+                first,
+                channels,
+                Arc::clone(&source),
+                layout,
+                version.number == 1,
+            )
+            .ok_or_else(|| Error::malformed("frame data: poses read past it"))?;
+            Poses::Quantised(q)
+        }
+        None => Poses::Matrices(local),
+    };
     let mut bind_world = vec![Mat3x4::IDENTITY; nb];
     concat_into(
         &bones,
-        all_poses.get(..nb).unwrap_or_default(),
+        &all_poses.range(0, nb).unwrap_or_default(),
         None,
         &mut bind_world,
     );
@@ -597,7 +626,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
 
     let mut parts = ModelParts::new(Format::Iqm);
     parts.source_version = Some(version.number);
-    parts.source = Some(data.into());
+    parts.source = Some(source);
     parts.meshes = build_meshes(&meshes, triangles, &vertices, &inverse_bind, &h, ck)?;
     // Without bones there is nothing to pose: the file's frames and anims, if any, are empty.
     let (frames, animations, scene_of_anim) = if bones.is_empty() {
@@ -608,7 +637,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
     read_extensions(data, &h, &text, &scene_of_anim, &mut parts, ck)?;
     parts.bones = bones;
     parts.frames = frames;
-    parts.poses = all_poses.into();
+    parts.poses = all_poses;
     parts.animations = animations;
     parts.up_axis = 2;
     parts.handedness = 1;
@@ -968,9 +997,8 @@ fn unit_rotation(
     ck: &mut Checker,
     what: impl Fn() -> String,
 ) -> Result<Quat> {
-    let quat = Quat::from_array(q);
     // The square of an f32 is far inside an f64's range.
-    let len = [quat.x, quat.y, quat.z, quat.w]
+    let len = q
         .iter()
         .map(|&c| f64::from(c) * f64::from(c))
         .sum::<f64>()
@@ -979,22 +1007,8 @@ fn unit_rotation(
         ck.problem(
             Error::malformed(format!("{}: rotation {q:?} is not a rotation", what())).at(at),
         )?;
-        return Ok(Quat::IDENTITY);
     }
-    let inv = 1.0 / len;
-    Ok(Quat::from_xyzw(
-        (f64::from(q[0]) * inv) as f32,
-        (f64::from(q[1]) * inv) as f32,
-        (f64::from(q[2]) * inv) as f32,
-        (f64::from(q[3]) * inv) as f32,
-    ))
-}
-
-/// Version 1 stores x, y, z of a unit quaternion; w is the negative root, as the SDK's
-/// `upgrade` tool, DarkPlaces and FTE complete it.
-fn complete_w(x: f32, y: f32, z: f32) -> f32 {
-    let (x, y, z) = (f64::from(x), f64::from(y), f64::from(z));
-    -(1.0 - (x * x + y * y + z * z)).max(0.0).sqrt() as f32
+    Ok(unit_or_identity(q))
 }
 
 fn read_joints(
@@ -1232,20 +1246,23 @@ fn skeleton(
     })
 }
 
-/// Appends every file frame's parent-relative poses to `out`, frame-major; false when the file
-/// has no poses or no frames.
-fn decode_frames(
+/// Checks the frames and each pose's channels, returning the channels of each bone's pose
+/// (see [`PoseChannels`]) and where the frames lie (first byte, bytes a frame, frames); None
+/// when the file has no poses or no frames. A frame's pose whose rotation has no direction is a
+/// problem (the identity stands in), found without decoding frames where the pose's channels
+/// cannot give one.
+#[allow(clippy::type_complexity)]
+fn check_frames(
     data: &[u8],
     h: &Header,
     version: &Version,
     poses: &[Pose],
     skel: &Skeleton,
-    out: &mut Vec<Mat3x4>,
     ck: &mut Checker,
-) -> Result<bool> {
+) -> Result<Option<(Vec<PoseChannels>, (usize, usize, usize))>> {
     let nf = h.get(H::NumFrames) as usize;
     if poses.is_empty() || nf == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let channels = h.get(H::NumFrameChannels) as usize;
     let stored: usize = poses.iter().map(|p| p.mask.count_ones() as usize).sum();
@@ -1271,7 +1288,7 @@ fn decode_frames(
         2,
         "frame data",
     )?;
-    let (bones, rest) = (&skel.bones, &skel.local);
+    let bones = &skel.bones;
     let nb = bones.len();
     let wild: Vec<String> = poses
         .iter()
@@ -1293,160 +1310,58 @@ fn decode_frames(
         )?;
     }
     let v1 = version.number == 1;
-    // Where each pose's stored channels lie in a frame, worked out once: a frame is then
-    // decoded channel by channel without walking the masks.
-    let tables = pose_tables(poses, nb);
+    // Poses past the skeleton's bones are not part of the model, and bones past the poses stay
+    // at the identity.
+    let mut table = pose_tables(poses, nb);
+    table.resize(
+        nb,
+        PoseChannels::new(0, 0, Fixed::Identity, [0.0; 10], [0.0; 10]),
+    );
+    // A rotation without direction is a problem in the frame where it lies, in frame order:
+    // only poses whose channels can give one are looked at.
     let step = channels.saturating_mul(2);
-    let rest_of = |j: usize| rest.get(j).copied().unwrap_or(Mat3x4::IDENTITY);
-    // One frame's poses, appended whole: poses past the skeleton's bones are not part of the
-    // model, and bones past the poses stay at the identity.
-    let mut frame_poses = vec![Mat3x4::IDENTITY; nb];
-    // The channels of eight poses, one list each, and what is made of them. Lanes past the
-    // last pose of a frame keep an earlier group's values, made and not used.
-    let mut v = [[0.0f32; LANES]; 10];
-    let mut m = [[0.0f32; LANES]; 12];
-    let mut len2 = [0.0f32; LANES];
-    for f in 0..nf {
-        let frame = values
-            .get(f.saturating_mul(step)..f.saturating_add(1).saturating_mul(step))
-            .unwrap_or_default();
-        // Eight poses at a time: their channels decoded into one list per channel, so that the
-        // quaternions and matrices are made in fixed-length loops over the eight, which the
-        // compiler runs as vector operations (each one the same IEEE operation as one by one).
-        for (g, (group, slots)) in tables
-            .chunks(LANES)
-            .zip(frame_poses.chunks_mut(LANES))
-            .enumerate()
-        {
-            for (l, t) in group.iter().enumerate() {
-                for (c, list) in v.iter_mut().enumerate() {
-                    let at = t.at.get(c).copied().unwrap_or_default() as usize;
-                    let raw = frame.get(at..at.saturating_add(2)).map_or(0, Le::read_u16);
-                    let o = t.offset.get(c).copied().unwrap_or_default();
-                    let s = t.scale.get(c).copied().unwrap_or_default();
-                    // A select, not a branch: which channels a pose stores is the file's choice.
-                    let x = if t.mask & (1 << c) != 0 {
-                        o + f32::from(raw) * s
-                    } else {
-                        o
-                    };
-                    if let Some(slot) = list.get_mut(l) {
-                        *slot = x;
-                    }
-                }
-                if v1 {
-                    let w = complete_w(lane(&v[3], l), lane(&v[4], l), lane(&v[5], l));
-                    set_lane(&mut v[6], l, w);
-                }
-            }
-            let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = &v;
-            for l in 0..LANES {
-                let (qx, qy, qz, qw) = (lane(qx, l), lane(qy, l), lane(qz, l), lane(qw, l));
-                let length2 = qx * qx + qy * qy + qz * qz + qw * qw;
-                set_lane(&mut len2, l, length2);
-                let inv = length2.sqrt().recip();
-                let (x, y, z, w) = (qx * inv, qy * inv, qz * inv, qw * inv);
-                // Mat3::from_quat, then its columns scaled, as
-                // Mat3x4::from_rotation_translation_scale lays them out.
-                let (x2, y2, z2) = (x + x, y + y, z + z);
-                let (xx, xy, xz) = (x * x2, x * y2, x * z2);
-                let (yy, yz, zz) = (y * y2, y * z2, z * z2);
-                let (wx, wy, wz) = (w * x2, w * y2, w * z2);
-                let (sx, sy, sz) = (lane(sx, l), lane(sy, l), lane(sz, l));
-                let made = [
-                    (1.0 - (yy + zz)) * sx,
-                    (xy - wz) * sy,
-                    (xz + wy) * sz,
-                    lane(tx, l),
-                    (xy + wz) * sx,
-                    (1.0 - (xx + zz)) * sy,
-                    (yz - wx) * sz,
-                    lane(ty, l),
-                    (xz - wy) * sx,
-                    (yz + wx) * sy,
-                    (1.0 - (xx + yy)) * sz,
-                    lane(tz, l),
-                ];
-                for (row, x) in m.iter_mut().zip(made) {
-                    set_lane(row, l, x);
-                }
-            }
-            for (l, (t, slot)) in group.iter().zip(slots.iter_mut()).enumerate() {
-                let j = g.saturating_mul(LANES).saturating_add(l);
-                if t.wild {
-                    *slot = rest_of(j);
-                } else if lane(&len2, l) > 1e-24 {
-                    // Not wild: every channel lies between its offset and offset + 65535 *
-                    // scale, both within 1e9, so every value is finite.
-                    for (x, e) in slot.m.iter_mut().zip(&m) {
-                        *x = lane(e, l);
-                    }
-                } else {
+    let suspects: Vec<(usize, &PoseChannels)> = table
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.may_lose_rotation(v1))
+        .collect();
+    if !suspects.is_empty() {
+        for f in 0..nf {
+            let frame = values
+                .get(f.saturating_mul(step)..f.saturating_add(1).saturating_mul(step))
+                .unwrap_or_default();
+            for &(j, t) in &suspects {
+                let [_, _, _, qx, qy, qz, qw, ..] = t.values(frame, v1);
+                if !has_direction(squared_length([qx, qy, qz, qw])) {
                     let at = record_at(h.get(H::OfsFrames).into(), f.saturating_mul(channels), 2);
-                    let q = [lane(qx, l), lane(qy, l), lane(qz, l), lane(qw, l)];
-                    let q = unit_rotation(q, at, ck, || format!("frame {f} pose {j}"))?;
-                    *slot = Mat3x4::from_rotation_translation_scale(
-                        q,
-                        [lane(tx, l), lane(ty, l), lane(tz, l)],
-                        [lane(sx, l), lane(sy, l), lane(sz, l)],
-                    );
+                    unit_rotation([qx, qy, qz, qw], at, ck, || format!("frame {f} pose {j}"))?;
                 }
             }
         }
-        out.extend_from_slice(&frame_poses);
     }
-    Ok(true)
+    let start = h.get(H::OfsFrames) as usize;
+    Ok(Some((table, (start, step, nf))))
 }
 
-/// Poses decoded together.
-const LANES: usize = 8;
-
-/// Lane `l` of a list of [`LANES`] (every caller's `l` is below it).
-#[inline(always)]
-fn lane(list: &[f32; LANES], l: usize) -> f32 {
-    list.get(l).copied().unwrap_or_default()
-}
-
-#[inline(always)]
-fn set_lane(list: &mut [f32; LANES], l: usize, x: f32) {
-    if let Some(slot) = list.get_mut(l) {
-        *slot = x;
-    }
-}
-
-/// A pose as decoding a frame needs it.
-struct PoseTable {
-    /// The byte in a frame's data where each stored channel's value lies (0 for the others,
-    /// whose value is not used).
-    at: [u32; 10],
-    mask: u32,
-    offset: [f32; 10],
-    scale: [f32; 10],
-    wild: bool,
-}
-
-/// The first `nb` poses' tables: a pose's channels follow the earlier poses' in a frame, in
-/// channel order.
-fn pose_tables(poses: &[Pose], nb: usize) -> Vec<PoseTable> {
+/// The first `nb` poses' channels: a pose's stored channels follow the earlier poses' in a
+/// frame, in channel order. A pose whose channels reach past [`MAX_MAGNITUDE`] keeps its
+/// joint's rest pose.
+fn pose_tables(poses: &[Pose], nb: usize) -> Vec<PoseChannels> {
     let mut next = 0u32;
     poses
         .iter()
         .take(nb)
         .map(|p| {
-            let mut at = [0u32; 10];
-            for (c, a) in at.iter_mut().enumerate() {
-                if p.mask & (1 << c) != 0 {
-                    *a = next.saturating_mul(2);
-                    next = next.saturating_add(1);
-                }
-            }
-            PoseTable {
-                at,
-                mask: p.mask,
-                offset: p.offset,
-                scale: p.scale,
-                wild: p.wild,
-            }
+            let first = next;
+            next = next.saturating_add(p.mask.count_ones());
+            PoseChannels::new(
+                first,
+                // Ten channels: the mask holds no other bit.
+                (p.mask & 0x3ff) as u16,
+                if p.wild { Fixed::Rest } else { Fixed::No },
+                p.offset,
+                p.scale,
+            )
         })
         .collect()
 }
@@ -1594,8 +1509,7 @@ fn build_meshes(
         }
     };
     let mut reached_out = 0usize;
-    let mut zero_weights = 0usize;
-    let mut off_weights = 0usize;
+    let mut counts = WeightCounts::default();
     let mut out = Vec::with_capacity(records.len());
     // Each file vertex's number in the mesh being built, where a triangle reached it outside
     // the mesh's range (u32::MAX: not yet); made at the first such vertex, and charged with
@@ -1617,10 +1531,18 @@ fn build_meshes(
             .iter()
             .take(r.num_triangles as usize);
         for (t, rec) in (first..).zip(own_triangles) {
+            let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3] = *rec;
+            let file =
+                [[a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3]].map(u32::from_le_bytes);
+            // Most triangles use the mesh's own vertices only: taken without a branch a corner.
+            let own = file.map(|i| i.wrapping_sub(r.first_vertex));
+            if own.iter().all(|&l| l < r.num_vertexes) & file.iter().all(|&i| i < nv) {
+                // IQM's front faces wind clockwise; ossa's counter-clockwise.
+                indices.extend_from_slice(&[own[0], own[2], own[1]]);
+                continue;
+            }
             let mut corner = [0u32; 3];
-            for (k, c) in corner.iter_mut().enumerate() {
-                let mut i = u32_of(rec, k.saturating_mul(4));
-                // Most corners are the mesh's own vertices.
+            for (k, (c, mut i)) in corner.iter_mut().zip(file).enumerate() {
                 if let Some(local) = i
                     .checked_sub(r.first_vertex)
                     .filter(|&l| l < r.num_vertexes && i < nv)
@@ -1674,99 +1596,33 @@ fn build_meshes(
                 *slot = u32::MAX;
             }
         }
-        // Counted first, so that the influences are made in room reserved exactly.
-        let count = match &v.blends {
-            Some((idx, wts)) => total(order.iter().map(|&g| {
-                let (ix, w) = (idx.get(g as usize), wts.get(g as usize));
-                let kept = ix
-                    .iter()
-                    .zip(&w)
-                    .filter(|&(&b, &wk)| (wk > 0.0 || wk.is_nan()) && b < nb);
-                kept.count().max(1) as u64
-            })),
-            None => order.len() as u64,
+        let mesh = MeshVertices {
+            m,
+            name: &r.name,
+            order: &order,
+            positions: &v.positions,
+            normals,
+            inverse_bind,
         };
-        let mut influence_start = Vec::with_capacity(order.len().saturating_add(1));
-        influence_start.push(0u32);
-        let mut influences: Vec<Influence> =
-            Vec::with_capacity(usize::try_from(count).unwrap_or_default());
-        for (local, &g) in order.iter().enumerate() {
-            let g = g as usize;
-            let p = v.positions.get(g).unwrap_or_default();
-            let n = normals.get(g).unwrap_or_default();
+        let (influence_start, influences) = match &v.blends {
+            // The tools' arrays: the weighted slots known from the bytes, no float compared.
+            Some((Joints::Bytes(idx), Weights::Bytes(wts))) => {
+                mesh.influences(ck, &mut counts, |g| {
+                    let (ix, w) = (idx.get(g).copied(), wts.get(g).copied());
+                    byte_slots(ix.unwrap_or_default(), w.unwrap_or_default(), nb)
+                })
+            }
+            Some((idx, wts)) => {
+                mesh.influences(ck, &mut counts, |g| float_slots(idx.get(g), wts.get(g), nb))
+            }
             // Without blend arrays every vertex follows joint 0 alone.
-            let mut slots: [(u32, f32); 4] = [(0, 1.0); 4];
-            let mut used = 1usize;
-            if let Some((idx, wts)) = &v.blends {
-                let (ix, w) = (idx.get(g), wts.get(g));
-                // The slots kept (weighted, on a joint of the model) as bits, without a branch
-                // on the file's weights.
-                let (mut keep, mut outside) = (0u32, false);
-                for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
-                    // As `!(wk <= 0.0)`: a NaN (none survives the finite check) would count.
-                    let weighted = wk > 0.0 || wk.is_nan();
-                    keep |= u32::from(weighted && b < nb) << k;
-                    outside |= weighted && b >= nb;
-                }
-                if outside {
-                    let at = || format!("mesh {m} ({}) vertex {local} (file vertex {g})", r.name);
-                    joints_out_of_range(ix, w, nb, at, ck)?;
-                }
-                slots = [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])];
-                used = keep.count_ones() as usize;
-                if keep & keep.wrapping_add(1) != 0 {
-                    // A kept slot after one that is not (the tools put the weighted first): the
-                    // kept ones moved down, in slot order.
-                    let mut n = 0usize;
-                    for (k, &slot) in [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])]
-                        .iter()
-                        .enumerate()
-                    {
-                        if keep & (1 << k) != 0
-                            && let Some(s) = slots.get_mut(n)
-                        {
-                            *s = slot;
-                            n = n.saturating_add(1);
-                        }
-                    }
-                }
-                if used == 0 {
-                    zero_weights = zero_weights.saturating_add(1);
-                    // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
-                    let b = ix.first().copied().filter(|&b| b < nb).unwrap_or(0);
-                    slots[0] = (b, 1.0);
-                    used = 1;
-                }
-            }
-            let chosen = slots.get(..used).unwrap_or_default();
-            let sum: f32 = chosen.iter().map(|s| s.1).sum();
-            off_weights =
-                off_weights.saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
-            let scale = if (sum - 1.0).abs() > SUM_EXACT {
-                1.0 / sum
-            } else {
-                1.0
-            };
-            for &(b, w) in chosen {
-                let w = w * scale;
-                let inv = inverse_bind
-                    .get(b as usize)
-                    .copied()
-                    .unwrap_or(Mat3x4::IDENTITY);
-                let origin = inv.transform_point(p).map(|x| x * w);
-                let normal = inv.transform_vector(n).map(|x| x * w);
-                if !all_finite(origin.iter().chain(&normal).map(|x| x.to_bits())) {
-                    return Err(not_finite_in_bind_space(m, &r.name, local, b));
-                }
-                influences.push(Influence {
-                    origin,
-                    weight: w,
-                    normal,
-                    bone: b,
-                });
-            }
-            influence_start.push(influences.len() as u32);
-        }
+            None => mesh.influences(ck, &mut counts, |_| Slots {
+                ix: [0; 4],
+                w: [1.0, 0.0, 0.0, 0.0],
+                keep: 1,
+                outside: false,
+            }),
+        }?;
         out.push(MeshParts {
             name: r.name.clone(),
             shader: r.material.clone(),
@@ -1790,6 +1646,10 @@ fn build_meshes(
              mesh's slice)"
         )))?;
     }
+    let WeightCounts {
+        zero: zero_weights,
+        off: off_weights,
+    } = counts;
     if zero_weights > 0 {
         ck.tolerate(Error::malformed(format!(
             "{zero_weights} vertices have blend weights summing to 0: each follows its first \
@@ -1803,6 +1663,198 @@ fn build_meshes(
         )))?;
     }
     Ok(out)
+}
+
+/// The number of bits set in each 4-bit mask (a table: `count_ones` is a loop of shifts on
+/// processors the crate is built for by default).
+const KEPT: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+/// The number of slots a 4-bit mask keeps.
+#[inline(always)]
+fn kept(keep: u32) -> u8 {
+    KEPT.get(keep as usize & 15).copied().unwrap_or_default()
+}
+
+/// Each weight byte as a float, the bits `byte as f32 / 255.0` gives.
+// Evaluated at compile time: an index past the table would not build.
+#[allow(clippy::indexing_slicing)]
+const BYTE_WEIGHTS: [f32; 256] = {
+    let mut t = [0.0f32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+};
+
+/// A vertex's four blend slots, and which of them it keeps: weighted (`!(w <= 0)`, so a NaN
+/// would count; none survives the finite check) and on a joint of the model.
+#[derive(Clone, Copy)]
+struct Slots {
+    ix: [u32; 4],
+    w: [f32; 4],
+    /// Bit `k`: slot `k` is kept.
+    keep: u32,
+    /// A weighted slot names a joint past the model's.
+    outside: bool,
+}
+
+#[inline(always)]
+fn byte_slots(ix: [u8; 4], w: [u8; 4], nb: u32) -> Slots {
+    let (mut keep, mut outside) = (0u32, false);
+    for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+        let (weighted, inside) = (wk != 0, u32::from(b) < nb);
+        keep |= u32::from(weighted & inside) << k;
+        outside |= weighted & !inside;
+    }
+    Slots {
+        ix: ix.map(u32::from),
+        w: w.map(|x| {
+            BYTE_WEIGHTS
+                .get(usize::from(x))
+                .copied()
+                .unwrap_or_default()
+        }),
+        keep,
+        outside,
+    }
+}
+
+#[inline(always)]
+fn float_slots(ix: [u32; 4], w: [f32; 4], nb: u32) -> Slots {
+    let (mut keep, mut outside) = (0u32, false);
+    for (k, (&b, &wk)) in ix.iter().zip(&w).enumerate() {
+        let weighted = wk > 0.0 || wk.is_nan();
+        keep |= u32::from(weighted && b < nb) << k;
+        outside |= weighted && b >= nb;
+    }
+    Slots {
+        ix,
+        w,
+        keep,
+        outside,
+    }
+}
+
+/// Vertices whose weights were tolerated, over all meshes, for the load's warnings.
+#[derive(Default)]
+struct WeightCounts {
+    /// Summing to 0.
+    zero: usize,
+    /// Not summing to 1.
+    off: usize,
+}
+
+/// One mesh's vertices in the file's arrays, for making its influences.
+struct MeshVertices<'a> {
+    m: usize,
+    name: &'a Name,
+    order: &'a [u32],
+    positions: &'a Column<'a, 3>,
+    normals: &'a Column<'a, 3>,
+    inverse_bind: &'a [Mat3x4],
+}
+
+impl MeshVertices<'_> {
+    /// Every vertex's influences in bind space, and where each vertex's start; `slots` reads
+    /// a file vertex's blend slots (one function a kind of blend array, so that the loop is
+    /// made for each).
+    #[inline(always)]
+    fn influences(
+        &self,
+        ck: &mut Checker,
+        counts: &mut WeightCounts,
+        slots: impl Fn(usize) -> Slots,
+    ) -> Result<(Vec<u32>, Vec<Influence>)> {
+        let nb = self.inverse_bind.len() as u32;
+        // Counted first, so that the influences are made in room reserved exactly.
+        let count = total(
+            self.order
+                .iter()
+                .map(|&g| u64::from(kept(slots(g as usize).keep).max(1))),
+        );
+        let mut influence_start = Vec::with_capacity(self.order.len().saturating_add(1));
+        influence_start.push(0u32);
+        let mut influences: Vec<Influence> =
+            Vec::with_capacity(usize::try_from(count).unwrap_or_default());
+        for (local, &g) in self.order.iter().enumerate() {
+            let g = g as usize;
+            let p = self.positions.get(g).unwrap_or_default();
+            let n = self.normals.get(g).unwrap_or_default();
+            let Slots {
+                ix,
+                w,
+                keep,
+                outside,
+            } = slots(g);
+            if outside {
+                let at = || {
+                    format!(
+                        "mesh {} ({}) vertex {local} (file vertex {g})",
+                        self.m, self.name
+                    )
+                };
+                joints_out_of_range(ix, w, nb, at, ck)?;
+            }
+            let mut chosen = [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])];
+            let mut used = usize::from(kept(keep));
+            if keep & keep.wrapping_add(1) != 0 {
+                // A kept slot after one that is not (the tools put the weighted first): the
+                // kept ones moved down, in slot order.
+                let mut n = 0usize;
+                for (k, slot) in [(ix[0], w[0]), (ix[1], w[1]), (ix[2], w[2]), (ix[3], w[3])]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if keep & (1 << k) != 0
+                        && let Some(s) = chosen.get_mut(n)
+                    {
+                        *s = slot;
+                        n = n.saturating_add(1);
+                    }
+                }
+            }
+            if used == 0 {
+                counts.zero = counts.zero.saturating_add(1);
+                // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
+                let b = Some(ix[0]).filter(|&b| b < nb).unwrap_or(0);
+                chosen[0] = (b, 1.0);
+                used = 1;
+            }
+            let chosen = chosen.get(..used).unwrap_or_default();
+            let sum: f32 = chosen.iter().map(|s| s.1).sum();
+            counts.off = counts
+                .off
+                .saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
+            let scale = if (sum - 1.0).abs() > SUM_EXACT {
+                1.0 / sum
+            } else {
+                1.0
+            };
+            for &(b, w) in chosen {
+                let w = w * scale;
+                let inv = self
+                    .inverse_bind
+                    .get(b as usize)
+                    .copied()
+                    .unwrap_or(Mat3x4::IDENTITY);
+                let origin = inv.transform_point(p).map(|x| x * w);
+                let normal = inv.transform_vector(n).map(|x| x * w);
+                if !all_finite(origin.iter().chain(&normal).map(|x| x.to_bits())) {
+                    return Err(not_finite_in_bind_space(self.m, self.name, local, b));
+                }
+                influences.push(Influence {
+                    origin,
+                    weight: w,
+                    normal,
+                    bone: b,
+                });
+            }
+            influence_start.push(influences.len() as u32);
+        }
+        Ok((influence_start, influences))
+    }
 }
 
 /// The problems of a vertex some of whose weighted slots name a joint past the model's `nb`,

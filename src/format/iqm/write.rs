@@ -571,7 +571,7 @@ fn frame_channels(model: &Model, f: usize, out: &mut Vec<[f32; CHANNELS]>) {
             }
             channels(&d)
         })),
-        Poses::Matrices(m) => out.extend(m.get(range).unwrap_or_default().iter().map(|m| {
+        poses => out.extend(poses.range(at, nb).unwrap_or_default().iter().map(|m| {
             let mut d = m.decompose();
             for s in &mut d.scale {
                 if (s.abs() - 1.0).abs() <= SCALE_ROUNDING {
