@@ -563,6 +563,25 @@ fn hostile_vitamoo_extras_are_named_by_their_json_path() {
         .collect();
     assert_eq!(on_foot, [(250, "b".to_owned()), (500, "a".to_owned())]);
 
+    // A thousand wrong values: 32 warnings and one counting the rest.
+    let model = load_changed(false, 0, |d| {
+        let n = bone_node(d, "R_FOOT");
+        let many: Vec<Value> = (0..1000)
+            .map(|i| json!({ "time": i as f64 * 1e-3, "props": { "k": i } }))
+            .collect();
+        d["nodes"][n]["extras"]["vitamoo_events"] = json!({ "a2o-walking-loop": many });
+    })
+    .unwrap();
+    let wrong: Vec<String> = (model.warnings().iter())
+        .map(|w| w.to_string())
+        .filter(|w| w.contains("props"))
+        .collect();
+    assert_eq!(wrong.len(), 32);
+    assert!(
+        model.warnings().iter().any(|w| w.to_string()
+            == "968 more problems in the Sims extras, each left out as those above")
+    );
+
     // A huge array of events is charged before it is parsed: refused within the limit.
     let err = load_changed(false, 24 << 20, |d| {
         let n = bone_node(d, "R_FOOT");

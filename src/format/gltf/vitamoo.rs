@@ -308,7 +308,14 @@ struct Reader<'a, 'c> {
     root: &'a Doc,
     ck: &'c mut Checker,
     budget: &'c mut Budget,
+    /// Problems reported one by one, and those counted past [`MAX_REPORTED`].
+    reported: usize,
+    unreported: usize,
 }
+
+/// Problems of the Sims extras reported one by one; the rest are counted in one warning, so
+/// that a file of a million wrong values does not give a million messages.
+const MAX_REPORTED: usize = 32;
 
 impl Reader<'_, '_> {
     /// Member `key` of node `n`'s extras, parsed; None when absent.
@@ -330,8 +337,27 @@ impl Reader<'_, '_> {
 
     /// A problem with the value at `path`: left out, with a warning (an error in strict mode).
     fn wrong(&mut self, path: &str, what: &str) -> Result<()> {
-        self.ck
-            .tolerate(Error::malformed(format!("{path}: {what}; it is left out")))
+        self.problem(format!("{path}: {what}; it is left out"))
+    }
+
+    fn problem(&mut self, message: String) -> Result<()> {
+        if self.reported >= MAX_REPORTED {
+            self.unreported = self.unreported.saturating_add(1);
+            return Ok(());
+        }
+        self.reported = self.reported.saturating_add(1);
+        self.ck.tolerate(Error::malformed(message))
+    }
+
+    /// The count of problems past the ones reported, as one warning.
+    fn finish(&mut self) -> Result<()> {
+        if self.unreported == 0 {
+            return Ok(());
+        }
+        let n = std::mem::take(&mut self.unreported);
+        self.ck.tolerate(Error::malformed(format!(
+            "{n} more problems in the Sims extras, each left out as those above"
+        )))
     }
 
     fn bool(&mut self, v: Option<&Value>, path: &str) -> Result<Option<bool>> {
@@ -421,7 +447,13 @@ pub(super) fn stored_skills(
     let Some(n) = skeleton_node(root) else {
         return Ok(Map::new());
     };
-    let mut r = Reader { root, ck, budget };
+    let mut r = Reader {
+        root,
+        ck,
+        budget,
+        reported: 0,
+        unreported: 0,
+    };
     match r.get(n, "skills")? {
         None => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m),
@@ -459,7 +491,13 @@ pub(super) fn read(
     ck: &mut Checker,
     budget: &mut Budget,
 ) -> Result<()> {
-    let mut r = Reader { root, ck, budget };
+    let mut r = Reader {
+        root,
+        ck,
+        budget,
+        reported: 0,
+        unreported: 0,
+    };
     let skeleton_at = skeleton_node(root);
     read_animations(&mut r, places, parts)?;
 
@@ -546,7 +584,8 @@ pub(super) fn read(
     }
 
     read_suits(&mut r, skeleton_at, places, parts)?;
-    read_events(&mut r, places, parts)
+    read_events(&mut r, places, parts)?;
+    r.finish()
 }
 
 /// Per scene: its name (`vitamoo_skill`), travel and looping from the animation's `extras`
@@ -819,9 +858,9 @@ fn read_events(r: &mut Reader, places: &Places<'_>, parts: &mut ModelParts) -> R
                 }
                 if time < last {
                     // Kept: the model orders events by time itself.
-                    r.ck.tolerate(Error::malformed(format!(
+                    r.problem(format!(
                         "{eat}.time: {time} comes after {last}: the events are not sorted by time"
-                    )))?;
+                    ))?;
                 }
                 last = last.max(time);
                 let Some(Value::Object(props)) = entry.get("props") else {
