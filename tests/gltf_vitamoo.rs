@@ -360,7 +360,7 @@ fn same_character(original: &Model, back: &Model, tolerance: f32) {
 }
 
 /// Saves `back` as `walker.cmx` (skeleton and suits) and `skills.cmx` with its CFPs in `dir`;
-/// both pass ossa's checks, and the skeleton with its skills reloads with `original`'s suits,
+/// both pass ossa's checks, `walker.cmx.bcf` holds the same skeleton and suits, and the skeleton with its skills reloads with `original`'s suits,
 /// flags, skills and events, posed within `tolerance` of the model's size.
 fn saves_and_reloads(original: &Model, back: &Model, dir: &Path, tolerance: f32) {
     std::fs::write(
@@ -382,6 +382,12 @@ fn saves_and_reloads(original: &Model, back: &Model, dir: &Path, tolerance: f32)
         assert!(report.problems.is_empty(), "{file}: {:?}", report.problems);
         assert!(report.warnings.is_empty(), "{file}: {:?}", report.warnings);
     }
+    // BCF, the binary twin, holds the same.
+    let bcf = dir.join("walker.cmx.bcf");
+    std::fs::write(&bcf, back.save(ossa::Format::SimsBcf).unwrap()).unwrap();
+    let from_bcf = load(&bcf);
+    assert_eq!(from_bcf.suits(), original.suits());
+    assert_eq!(saved_skeleton(&from_bcf), saved_skeleton(original));
     let reloaded = load(&dir.join("walker.cmx"))
         .with_skills_file(dir.join("skills.cmx"), &LoadOptions::default())
         .unwrap();
