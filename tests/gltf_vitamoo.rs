@@ -671,3 +671,28 @@ fn vitamoo_extras_survive_a_blender_round_trip() {
     same_character(&walker, &back, 1e-5);
     saves_and_reloads(&walker, &back, &dir, 1e-5);
 }
+
+/// ossa's plain keys are read only beside VitaMoo's: another tool's `properties` or `suits` on a
+/// node of a file without `vitamoo_` keys is its own business.
+#[test]
+fn plain_keys_of_other_tools_are_left_alone() {
+    let rig = ossa::synth::TubeRig::with_vertices(50).build().unwrap();
+    let bytes = rig
+        .export_gltf(&ExportOptions {
+            binary: false,
+            ..Default::default()
+        })
+        .unwrap()
+        .bytes;
+    let mut doc: Value = serde_json::from_slice(&bytes).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("vitamoo_"));
+    doc["nodes"][0]["extras"] = json!({ "properties": 5, "suits": "mine", "skills": [1] });
+    let strict = LoadOptions {
+        strict: true,
+        ..LoadOptions::default()
+    };
+    let model = Model::load(&serde_json::to_vec(&doc).unwrap(), &strict).unwrap();
+    assert!(model.suits().is_empty());
+    assert!(model.kept().cmx_skeleton.is_none());
+    assert_eq!(model.bones().len(), rig.bones().len());
+}

@@ -483,7 +483,7 @@ pub(super) struct Places<'a> {
 /// Reads the Sims data of a VitaMoo or ossa export into `parts`, whose bones, meshes and
 /// scenes (one per glTF animation, in order) are made: the skeleton's name and every bone's
 /// flags (as the character file a CMX save writes), the suits, the scenes' travel and looping,
-/// the skill names and the events. Nothing of it is read from a file without it.
+/// the skill names and the events. A file without any `vitamoo_` key is left as it is.
 pub(super) fn read(
     root: &Doc,
     places: &Places<'_>,
@@ -491,6 +491,16 @@ pub(super) fn read(
     ck: &mut Checker,
     budget: &mut Budget,
 ) -> Result<()> {
+    // ossa's plain keys mean something only beside VitaMoo's: another tool's `properties` on a
+    // node is its own.
+    let vitamoo = |text: &str| text.contains("\"vitamoo_");
+    let any = (root.nodes.iter())
+        .filter_map(|n| n.extras.as_deref())
+        .any(|e| e.sims.iter().any(|(k, _)| k.starts_with("vitamoo_")))
+        || (root.animations.iter()).any(|a| a.extras.as_deref().is_some_and(|e| vitamoo(e.get())));
+    if !any {
+        return Ok(());
+    }
     let mut r = Reader {
         root,
         ck,
