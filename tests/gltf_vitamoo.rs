@@ -696,3 +696,45 @@ fn plain_keys_of_other_tools_are_left_alone() {
     assert!(model.kept().cmx_skeleton.is_none());
     assert_eq!(model.bones().len(), rig.bones().len());
 }
+
+/// Without ossa's record of the suits (a file VitaMoo or another tool wrote), the mesh nodes'
+/// tags give them: one suit per `vitamoo_suit`, each tagged mesh a skin of it.
+#[test]
+fn suits_come_from_the_mesh_tags_without_the_record() {
+    let Some(walker) = walker() else {
+        return;
+    };
+    let model = load_changed(true, 0, |d| {
+        let n = bone_node(d, "ROOT");
+        d["nodes"][n]["extras"]
+            .as_object_mut()
+            .unwrap()
+            .remove("suits");
+    })
+    .unwrap();
+    assert_eq!(model.suits(), walker.suits());
+    // A tagged mesh without its bone is left out, naming the path.
+    let mut at = 0;
+    let model = load_changed(false, 0, |d| {
+        let n = bone_node(d, "ROOT");
+        d["nodes"][n]["extras"]
+            .as_object_mut()
+            .unwrap()
+            .remove("suits");
+        at = bone_node(d, "xskin-b001mafit_01-PELVIS-BODY");
+        d["nodes"][at]["extras"]
+            .as_object_mut()
+            .unwrap()
+            .remove("vitamoo_skin_bone");
+    })
+    .unwrap();
+    assert!(model.suits().is_empty());
+    let message = format!(
+        "nodes[{at}].extras.vitamoo_suit: the mesh node names no vitamoo_skin_bone; it is left out"
+    );
+    assert!(
+        model.warnings().iter().any(|w| w.to_string() == message),
+        "{:?}",
+        model.warnings()
+    );
+}
