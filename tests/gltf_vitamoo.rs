@@ -738,3 +738,51 @@ fn suits_come_from_the_mesh_tags_without_the_record() {
         model.warnings()
     );
 }
+
+/// What an artist edits in the extras is what comes back: a bone flag, an event, the skill's
+/// travel, looping and name.
+#[test]
+fn edited_extras_come_back() {
+    if walker().is_none() {
+        return;
+    }
+    let model = load_changed(false, 0, |d| {
+        let leg = bone_node(d, "L_LEG");
+        d["nodes"][leg]["extras"]["vitamoo_cantranslate"] = json!(true);
+        d["nodes"][leg]["extras"]["vitamoo_events"] =
+            json!({ "a2o-walk-edited": [{ "time": 0.5, "props": { "sound": "step" } }] });
+        let anim = &mut d["animations"][0]["extras"];
+        anim["vitamoo_skill"] = json!("a2o-walk-edited");
+        anim["vitamoo_distance"] = json!(2.5);
+        anim["vitamoo_is_moving"] = json!(false);
+        anim["vitamoo_repeat_mode"] = json!("once");
+    })
+    .unwrap();
+    let scene = &model.animations()[0];
+    assert_eq!(scene.name.to_string(), "a2o-walk-edited");
+    assert_eq!(
+        (scene.distance, scene.moving, scene.looping),
+        (2.5, false, false)
+    );
+    // The events under the old name name no scene now: each bone's are named and left out.
+    let left_out = (model.warnings().iter())
+        .filter(|w| {
+            w.to_string()
+                .ends_with("[\"a2o-walking-loop\"]: names no animation of the file; it is left out")
+        })
+        .count();
+    assert_eq!(left_out, 3, "{:?}", model.warnings());
+    assert_eq!(
+        events(&model),
+        [(
+            "a2o-walk-edited".to_owned(),
+            500,
+            "L_LEG".to_owned(),
+            "sound".to_owned(),
+            "step".to_owned()
+        )]
+    );
+    let (_, bones) = saved_skeleton(&model);
+    let leg = bones.iter().find(|b| b.0 == "L_LEG").unwrap();
+    assert!(leg.1, "L_LEG can translate now");
+}
