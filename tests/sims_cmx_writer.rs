@@ -598,3 +598,60 @@ fn structures_the_reader_would_refuse_are_refused() {
     let back = cmx::parse(&cmx::write_character(&f, true).unwrap()).unwrap();
     assert_eq!(back.skeletons[0].bones[1].rotation, [0.0, 0.0, 0.0, 1.0]);
 }
+
+/// A model's scene saved as a skill gives the file's own events back as its motions' time
+/// properties (the walk's on ROOT and the toes), every bone a motion of every frame, and the
+/// skill's travel and length.
+#[test]
+fn a_scene_saves_as_a_skill_with_the_files_time_properties() {
+    let Some(dir) = sims_dir("a_scene_saves_as_a_skill_with_the_files_time_properties") else {
+        return;
+    };
+    let adult = load(&read(&dir, "so_adult-skeleton.cmx"), Format::SimsCmx);
+    let file = cmx::parse(&read(&dir, "so_ross-walking-loop.cmx")).unwrap();
+    let walk = (file.skills.iter())
+        .position(|s| s.name.to_string() == "a2o-walking-loop")
+        .unwrap();
+    let cfp = read(&dir, "so_xskill-A2O-walking-loop.cfp");
+    let walking = cmx::with_skill(&adult, &file, walk, &cfp).unwrap();
+    let saved = cmx::skills_from_model(&walking).unwrap();
+    assert_eq!(saved.character.skills.len(), 1);
+    assert_eq!(saved.cfps.len(), 1);
+    let (skill, original) = (&saved.character.skills[0], &file.skills[walk]);
+    assert_eq!(skill.name.to_string(), "a2o-walking-loop");
+    assert_eq!(skill.animation.to_string(), "a2o-walking-loop");
+    assert_eq!(skill.duration, original.duration);
+    assert_eq!(
+        (skill.distance, skill.moving),
+        (original.distance, original.moving)
+    );
+    assert_eq!(skill.motions.len(), 29);
+    assert_eq!(
+        (skill.translation_count, skill.rotation_count),
+        (29 * 38, 29 * 38)
+    );
+    for (b, motion) in skill.motions.iter().enumerate() {
+        assert_eq!(motion.bone, adult.bones()[b].name);
+        assert_eq!(motion.frame_count, 38);
+        assert_eq!(motion.translation_offset, b as i32 * 38);
+        let from_file = (original.motions.iter())
+            .find(|m| m.bone == motion.bone)
+            .unwrap();
+        assert_eq!(
+            motion.time_property_lists, from_file.time_property_lists,
+            "{}",
+            motion.bone
+        );
+    }
+    let cfp_values = cmx::Skill::value_count(skill) as usize;
+    assert_eq!(ossa::cfp::count_values(&saved.cfps[0]).unwrap(), cfp_values);
+
+    // A model without bones has nothing to move.
+    let suits = load(&read(&dir, "so_B001MAFit_01.cmx"), Format::SimsCmx);
+    let err = cmx::skills_from_model(&suits).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Unsupported);
+    assert_eq!(
+        err.to_string(),
+        "the model has no bones: a skill moves a skeleton's bones"
+    );
+}

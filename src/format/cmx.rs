@@ -70,7 +70,9 @@ pub use kept::KeptSkeleton;
 pub(crate) use skill::{BoneNames, SkillValues, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
-pub use write::{DEFAULT_SKELETON_NAME, write_bcf, write_character, write_cmx};
+pub use write::{
+    DEFAULT_SKELETON_NAME, SkillFiles, skills_from_model, write_bcf, write_character, write_cmx,
+};
 
 /// The name a root bone gives as its parent.
 const NO_PARENT: &[u8] = b"NULL";

@@ -1,6 +1,6 @@
 //! The models the glTF export and import tests both take: the corpus's DPMs and SKMs, the Sims
-//! skeletons, meshes bound to them, the hipster suit dressed and the retail body with its idle
-//! skill, and the generated MM2 doll and DMF rig.
+//! skeletons, meshes bound to them, the hipster suit dressed, the retail body with its idle
+//! skill and dressed in its suit walking, and the generated MM2 doll and DMF rig.
 
 use std::path::{Path, PathBuf};
 
@@ -70,6 +70,7 @@ fn sims_corpus(corpus: &Path, step: usize) -> Vec<(String, Model)> {
     .unwrap();
     assert_eq!(hipster.meshes().len(), 2);
     out.push(("sims_hipster".to_owned(), hipster));
+    out.push(("sims_b001mafit_01_walk".to_owned(), walker(&dir, &adult)));
     out.push(("sims_adult_skeleton".to_owned(), adult));
     out.push(("sims_child_skeleton".to_owned(), child));
     out
@@ -99,4 +100,23 @@ fn sims_body(corpus: &Path) -> Model {
         .unwrap()
         .with_skills_file(dir.join("adult-idle1.cmx"), &LoadOptions::default())
         .unwrap()
+}
+
+/// The adult wearing `b001mafit_01` and walking (`a2o-walking-loop`, whose motions carry
+/// `footstep`, `anchor` and `interruptable` events): a character with a suit, a skill and
+/// events, which VitaMoo's extras describe (tests/gltf_vitamoo.rs).
+fn walker(dir: &Path, adult: &Model) -> Model {
+    let suits = load(&dir.join("so_B001MAFit_01.cmx"));
+    let character = ossa::assemble::with_suits(adult, suits.suits()).unwrap();
+    let dressed = ossa::assemble::dress(&character, "b001mafit_01", &mut |mesh| {
+        Model::load_file(dir.join(format!("so_{mesh}.skn")), &LoadOptions::default())
+    })
+    .unwrap();
+    let skills =
+        ossa::cmx::parse(&std::fs::read(dir.join("so_ross-walking-loop.cmx")).unwrap()).unwrap();
+    let walk = (skills.skills.iter())
+        .position(|s| s.name.to_string() == "a2o-walking-loop")
+        .unwrap();
+    let cfp = std::fs::read(dir.join("so_xskill-A2O-walking-loop.cfp")).unwrap();
+    ossa::cmx::with_skill(&dressed, &skills, walk, &cfp).unwrap()
 }

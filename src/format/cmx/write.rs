@@ -803,6 +803,155 @@ pub fn write_bcf(model: &Model) -> Result<Vec<u8>> {
     write_character(&model_file(model)?, true)
 }
 
+/// A model's scenes as Sims skills: the skill records, in a character file of skills alone, and
+/// each skill's CFP ([`SkillFiles`]), to be saved as `ANIMATION.cfp` beside the file (the
+/// skill's `animation` is its scene's name). [`Model::with_skills`] reads them back as the same
+/// scenes: the same frames, rate, travel and events.
+///
+/// Every scene with frames is a skill of its name, `duration` the frames over the rate (ms),
+/// `distance` and `moving` the scene's. Each bone is a motion with a translation and a rotation
+/// for every frame (`pose = T(t) * R(q)^T`, as the rest pose's), so that playing it gives the
+/// frames back; the scene's events are the time properties of their bone's motion, each time
+/// in whole milliseconds, properties of one time in one entry (an event on no bone goes on the
+/// first bone's motion). The CFP is lossless ([`cfp::encode_skill`](crate::format::cfp::encode_skill)
+/// without a tolerance).
+///
+/// Errors: `Unsupported` for a model without bones or a frame that scales a bone; `InvalidArgument`
+/// for a pose that is not finite; `Limit` for a skill of more values than a CFP's 32-bit counts hold.
+pub fn skills_from_model(model: &Model) -> Result<SkillFiles> {
+    let bones = model.bones();
+    if bones.is_empty() {
+        return Err(Error::unsupported(
+            "the model has no bones: a skill moves a skeleton's bones",
+        ));
+    }
+    let nb = bones.len();
+    let mut skills = Vec::new();
+    let mut cfps = Vec::new();
+    let mut local = vec![Mat3x4::IDENTITY; nb];
+    for (a, scene) in model.animations().iter().enumerate() {
+        let n = scene.frame_count as usize;
+        if n == 0 {
+            continue;
+        }
+        let what_skill = || format!("animation {a} ({})", scene.name);
+        let values = n
+            .checked_mul(nb)
+            .filter(|v| u32::try_from(*v).is_ok() && i32::try_from(*v).is_ok());
+        let Some(count) = values else {
+            return Err(Error::limit(format!(
+                "{}: {n} frames of {nb} bones are more values than a CFP counts",
+                what_skill()
+            )));
+        };
+        // Per bone its frames; bone-major in the CFP, as motions read them (bone b's from b * n).
+        let mut tracks: Vec<super::SkillValues> =
+            vec![(Vec::with_capacity(n), Vec::with_capacity(n)); nb];
+        for f in 0..n {
+            let frame = (scene.first_frame as usize).saturating_add(f);
+            if !model.skeleton().write_frame_poses(frame, &mut local) {
+                return Err(Error::invalid_argument(format!(
+                    "{}: frame {frame} is not a frame of the model",
+                    what_skill()
+                )));
+            }
+            for (b, ((pose, bone), (ts, rs))) in
+                local.iter().zip(bones).zip(tracks.iter_mut()).enumerate()
+            {
+                let what = || format!("{} frame {f} bone {b} ({})", what_skill(), bone.name);
+                let (t, mut q) = rest(pose, &what)?;
+                // Each rotation on the hemisphere of the one before, so deltas stay small.
+                if let Some(prev) = rs.last()
+                    && prev.iter().zip(q).map(|(p, c)| p * c).sum::<f32>() < 0.0
+                {
+                    q = q.map(|c| -c);
+                }
+                ts.push(t);
+                rs.push(q);
+            }
+        }
+        let translations: Vec<[f32; 3]> =
+            tracks.iter().flat_map(|(t, _)| t.iter().copied()).collect();
+        let rotations: Vec<[f32; 4]> = tracks.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+        let duration = (n as f64 * 1000.0 / f64::from(scene.fps)) as f32;
+        let mut lists: Vec<TimePropertyList> = vec![Vec::new(); nb];
+        for e in model.animation_events(a as u32) {
+            let b = usize::try_from(e.bone)
+                .ok()
+                .filter(|&b| b < nb)
+                .unwrap_or(0);
+            let time = (f64::from(e.time) * 1000.0)
+                .round()
+                .clamp(0.0, f64::from(u32::MAX)) as u32;
+            let property = Property {
+                key: e.key.clone(),
+                value: e.value.clone(),
+            };
+            let Some(list) = lists.get_mut(b) else {
+                continue;
+            };
+            match list.last_mut() {
+                Some(last) if last.time == time => last.properties.push(property),
+                _ => list.push(super::TimeProperty {
+                    time,
+                    properties: vec![property],
+                }),
+            }
+        }
+        let motions = (bones.iter().zip(lists))
+            .enumerate()
+            .map(|(b, (bone, list))| Motion {
+                bone: bone.name.clone(),
+                frame_count: n as u32,
+                duration,
+                has_translation: true,
+                has_rotation: true,
+                // Within the count, which fits an i32.
+                translation_offset: b.saturating_mul(n) as i32,
+                rotation_offset: b.saturating_mul(n) as i32,
+                property_lists: Vec::new(),
+                time_property_lists: if list.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![list]
+                },
+            })
+            .collect();
+        skills.push(Skill {
+            name: scene.name.clone(),
+            animation: scene.name.clone(),
+            duration,
+            distance: scene.distance,
+            moving: scene.moving,
+            translation_count: count as u32,
+            rotation_count: count as u32,
+            motions,
+        });
+        cfps.push(crate::format::cfp::encode_skill(
+            &translations,
+            &rotations,
+            None,
+        ));
+    }
+    Ok(SkillFiles {
+        character: CharacterFile {
+            version: Some(VERSION_RETAIL),
+            skills,
+            ..CharacterFile::default()
+        },
+        cfps,
+    })
+}
+
+/// What [`skills_from_model`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkillFiles {
+    /// Skills alone (no skeleton, no suits), for [`write_character`].
+    pub character: CharacterFile,
+    /// Per skill of `character`, its CFP's bytes, for `ANIMATION.cfp` beside the file.
+    pub cfps: Vec<Vec<u8>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

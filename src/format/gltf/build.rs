@@ -151,7 +151,15 @@ pub(crate) fn build(
     options: &LoadOptions,
     budget: &mut Budget,
 ) -> Result<ModelParts> {
-    let (axes, scale, source) = source_frame(root, ck)?;
+    let (mut axes, mut scale, mut source) = source_frame(root, ck)?;
+    // A file whose nodes name a VitaMoo skeleton holds a Sims character: where no ossa export
+    // recorded the frame (a tool may drop the asset's extras), it is the Sims frame at scale 1.
+    let vitamoo_frame = source.is_none() && super::vitamoo::names_skeleton(root);
+    if vitamoo_frame {
+        axes = Axes::for_format(Format::SimsCmx);
+        scale = 1.0;
+        source = Some(Format::SimsCmx);
+    }
     let nn = root.nodes.len();
     if u32::try_from(nn).is_err() {
         return Err(Error::limit(format!("{nn} nodes, more than 2^32")));
@@ -496,6 +504,8 @@ pub(crate) fn build(
     let rotate = axes.inverse_matrix(1.0);
     let mirror = axes.determinant() < 0.0;
     let mut meshes: Vec<MeshParts> = Vec::new();
+    // Per mesh, the node it was read from.
+    let mut mesh_node_of: Vec<usize> = Vec::new();
     let mut materials = Materials::default();
     let mut needs_root = false;
     let mut skipped_modes = 0usize;
@@ -817,6 +827,7 @@ pub(crate) fn build(
                 .and_then(|i| root.materials.get(i.value()))
                 .and_then(|mat| mat.name.clone())
                 .unwrap_or_default();
+            mesh_node_of.push(n);
             meshes.push(MeshParts {
                 name: Name::from(
                     if mesh.primitives.len() == 1 {
@@ -887,6 +898,12 @@ pub(crate) fn build(
     };
     let mut skipped_weights = 0usize;
     let mut skipped_nodes = 0usize;
+    // The skills' scenes as the root node records them, for animations whose extras are gone.
+    let skills = if root.animations.is_empty() {
+        serde_json::Map::new()
+    } else {
+        super::vitamoo::stored_skills(root, ck, budget)?
+    };
     for (a, anim) in root.animations.iter().enumerate() {
         let what = || format!("animation {a}");
         struct Channel {
@@ -1007,8 +1024,20 @@ pub(crate) fn build(
             .fold(0.0f32, f32::max);
         // The scene an ossa export describes in the animation's extras, where its keys agree;
         // else the keys' own rate.
+        // Else the scene the root node records for a skill of its name (a tool that drops
+        // animation extras, as Blender's importer does, also resamples the keys at its own
+        // rate: the record's frames are sampled from them wherever they fall).
         let stored = (fps_asked == 0.0)
-            .then(|| stored_scene(&anim.extras, channels.iter().map(|c| c.times.as_slice())))
+            .then(|| {
+                let times = channels.iter().map(|c| c.times.as_slice());
+                match extras_of(&anim.extras).filter(|e| e.get("fps").is_some()) {
+                    Some(own) => stored_scene(&own, times, false),
+                    None => {
+                        let recorded = skills.get(anim.name.as_deref()?)?;
+                        stored_scene(recorded, times, true)
+                    }
+                }
+            })
             .flatten();
         let (fps, count, looping) = match stored {
             Some(ref s) => (s.fps, s.frames, s.looping),
@@ -1128,7 +1157,24 @@ pub(crate) fn build(
     parts.up_axis = axes.from[1] as u32;
     parts.handedness = if axes.determinant() < 0.0 { -1 } else { 1 };
     parts.frame_format = source;
-    if let Some(f) = source {
+    super::vitamoo::read(
+        root,
+        &super::vitamoo::Places {
+            bone_nodes: &bone_nodes,
+            mesh_nodes: &mesh_node_of,
+            scale,
+        },
+        &mut parts,
+        ck,
+        budget,
+    )?;
+    if vitamoo_frame {
+        parts.warnings.push(
+            "the file's nodes name a VitaMoo skeleton: it is a Sims character, read in the Sims \
+             frame (glTF's x mirrored, y up)"
+                .to_owned(),
+        );
+    } else if let Some(f) = source {
         parts.warnings.push(format!(
             "the file is an ossa export of a {} model; it is read back in that model's axes and units",
             f.name()
@@ -1243,14 +1289,15 @@ struct StoredScene {
 }
 
 /// The scene in `extras` (`fps`, `frames`, `looping`, as ossa's export writes them), where
-/// every key time lies on its frames (within the f32 times' precision) and inside its span:
+/// every key time lies on its frames (within the f32 times' precision; `anywhere`: at any time)
+/// and inside its span:
 /// then the scene comes back with its own rate and length, however long, instead of what its
 /// keys suggest.
 fn stored_scene<'t>(
-    extras: &gltf_json::Extras,
+    e: &serde_json::Value,
     channels: impl Iterator<Item = &'t [f32]>,
+    anywhere: bool,
 ) -> Option<StoredScene> {
-    let e = extras_of(extras)?;
     let fps = e.get("fps")?.as_f64()? as f32;
     let frames = e.get("frames")?.as_u64()?;
     let looping = e.get("looping").and_then(|l| l.as_bool()).unwrap_or(false);
@@ -1268,7 +1315,8 @@ fn stored_scene<'t>(
         for &t in times {
             let k = f64::from(t) * fps64;
             let tolerance = 1e-3 + 2.0 * ulp(t) * fps64;
-            if (k - k.round()).abs() > tolerance || k.round() > last as f64 || k < -tolerance {
+            let off_frame = !anywhere && (k - k.round()).abs() > tolerance;
+            if off_frame || k.round() > last as f64 || k < -tolerance {
                 return None;
             }
         }

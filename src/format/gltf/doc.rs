@@ -5,7 +5,7 @@
 //! rest (cameras, extensions, the root's extras) unparsed. Nodes, which a skeleton has by the
 //! hundred thousand, are kept compact ([`Node`]): children as a boxed slice, transforms and
 //! extras boxed only where a node has them, and of the extras only the `name` and `flags` an
-//! ossa export writes.
+//! ossa export writes and the Sims members (VitaMoo's), as their text.
 //!
 //! serde's tree cannot be charged to the memory limit as it grows, so [`measure`] counts the
 //! document first, in one pass over its bytes without allocating, and [`Measure::tree_bytes`]
@@ -89,11 +89,28 @@ pub(crate) enum Transform {
     },
 }
 
-/// What import reads of a node's extras: the `name` and `flags` an ossa export writes.
+/// What import reads of a node's extras: the `name` and `flags` an ossa export writes, and the
+/// Sims members ([`is_sims_key`]) as their JSON text, read once the bones are known.
 #[derive(Default)]
 pub(crate) struct NodeExtras {
     pub name: Option<Box<str>>,
     pub flags: Option<u64>,
+    pub sims: Vec<(Box<str>, Box<serde_json::value::RawValue>)>,
+}
+
+impl NodeExtras {
+    /// The Sims member `key`, the last of repeated keys.
+    pub fn sims(&self, key: &str) -> Option<&serde_json::value::RawValue> {
+        (self.sims.iter().rev())
+            .find(|(k, _)| k.as_ref() == key)
+            .map(|(_, v)| v.as_ref())
+    }
+}
+
+/// A node's extras member that carries Sims data: VitaMoo's (`vitamoo_...`) and what ossa keeps
+/// beside them (see `vitamoo.rs`).
+pub(crate) fn is_sims_key(key: &str) -> bool {
+    key.starts_with("vitamoo_") || matches!(key, "suits" | "skills" | "properties" | "wiggle_value")
 }
 
 /// A node as the file writes it, for one node at a time.
@@ -130,7 +147,7 @@ impl From<NodeIn> for Node {
             name: n.name.map(String::into_boxed_str),
             extras: n
                 .extras
-                .filter(|e| e.name.is_some() || e.flags.is_some())
+                .filter(|e| e.name.is_some() || e.flags.is_some() || !e.sims.is_empty())
                 .map(Box::new),
         }
     }
@@ -199,6 +216,10 @@ impl FromAny for NodeExtras {
             match key.as_ref() {
                 "name" => out.name = map.next_value::<Scalar>()?.text,
                 "flags" => out.flags = map.next_value::<Scalar>()?.unsigned,
+                k if is_sims_key(k) => {
+                    let value = map.next_value::<Box<serde_json::value::RawValue>>()?;
+                    out.sims.push((k.into(), value));
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -349,6 +370,10 @@ impl Measure {
                 .saturating_mul(size(size_of::<NodeExtras>())),
             n.array_values.saturating_mul(8),
             n.string_bytes,
+            // Sims members are kept as their text, each with its key.
+            n.raw_bytes,
+            n.members
+                .saturating_mul(size(size_of::<(Box<str>, Box<str>)>())),
         ];
         let kept_bytes = [
             k.elements.saturating_mul(twice(largest_element)),

@@ -14,6 +14,7 @@ mod doc;
 mod exact;
 mod read;
 mod sample;
+mod vitamoo;
 mod write;
 
 pub(crate) use read::read;

@@ -281,6 +281,14 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
         }
         rest.push(trs(&axes, scale, &local[i]));
     }
+    // A Sims character also carries VitaMoo's extras (and ossa's record of what they lack).
+    let keyed: std::collections::HashSet<u32> =
+        model.keyframes().iter().map(|k| k.animation).collect();
+    let written_scene =
+        |a: usize| model.animations()[a].frame_count > 0 || keyed.contains(&(a as u32));
+    let mut sims = super::vitamoo::is_sims(model)
+        .then(|| super::vitamoo::extras(model, options.textures, scale, &written_scene));
+    let single_root = scene_nodes.len() == 1;
     let mut names = UniqueNames::default();
     for (i, (bone, children)) in model.bones().iter().zip(children).enumerate() {
         let t = rest[i];
@@ -292,6 +300,12 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
         }
         if name != wanted {
             info.insert("name".into(), json!(wanted));
+        }
+        if let Some(s) = sims.as_mut() {
+            info.append(&mut s.bones[i]);
+            if single_root && bone.parent < 0 {
+                info.append(&mut s.root);
+            }
         }
         b.root.push(scene::Node {
             name: Some(name),
@@ -313,6 +327,10 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
         let root = b.root.push(scene::Node {
             name: Some(names.take("skeleton", String::new)),
             children: Some(std::mem::take(&mut scene_nodes)),
+            extras: match sims.as_mut() {
+                Some(s) => extras(Value::Object(std::mem::take(&mut s.root))),
+                None => Default::default(),
+            },
             ..Default::default()
         });
         scene_nodes.push(root);
@@ -576,6 +594,10 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
             name: Some(names.take(&mesh.name().to_string_lossy(), || format!("mesh {m}"))),
             mesh: Some(mesh_index),
             skin,
+            extras: match sims.as_mut().map(|s| std::mem::take(&mut s.meshes[m])) {
+                Some(e) if !e.is_empty() => extras(Value::Object(e)),
+                _ => Default::default(),
+            },
             ..Default::default()
         });
         scene_nodes.push(node);
@@ -600,7 +622,8 @@ pub fn export(model: &Model, options: &ExportOptions) -> Result<Export> {
     }
 
     if nb > 0 {
-        write_animations(model, &axes, scale, &rest, &mut b)?;
+        let vitamoo = sims.as_mut().map(|s| std::mem::take(&mut s.animations));
+        write_animations(model, &axes, scale, &rest, vitamoo, &mut b)?;
     }
 
     if let Some(found) = options.textures.filter(|t| !t.variants.is_empty()) {
@@ -730,6 +753,7 @@ fn write_animations(
     axes: &Axes,
     scale: f32,
     rest: &[Trs],
+    mut vitamoo: Option<Vec<serde_json::Map<String, Value>>>,
     b: &mut Builder,
 ) -> Result<()> {
     let nb = model.bones().len();
@@ -855,6 +879,9 @@ fn write_animations(
         let name = names.take(&wanted, || format!("animation {a}"));
         if name != wanted {
             info["name"] = json!(wanted);
+        }
+        if let (Some(all), Value::Object(map)) = (vitamoo.as_mut(), &mut info) {
+            map.append(&mut all[a]);
         }
         b.root.push(json::Animation {
             name: Some(name),
