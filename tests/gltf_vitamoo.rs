@@ -786,3 +786,54 @@ fn edited_extras_come_back() {
     let leg = bones.iter().find(|b| b.0 == "L_LEG").unwrap();
     assert!(leg.1, "L_LEG can translate now");
 }
+
+/// `ossa convert walker.glb -o walker.cmx`: the character file holds the skeleton, the suit and
+/// the walk as a skill, with the walk's numbers in `a2o-walking-loop.cfp` beside it, as the game
+/// reads them; ossa's checks pass it and it plays the walk as the export did.
+#[test]
+fn the_cli_converts_an_export_into_a_character_file_with_its_skills_and_cfps() {
+    let Some(original) = walker() else {
+        return;
+    };
+    let dir = scratch("cli-cmx");
+    std::fs::write(dir.join("walker.glb"), export(&original, true)).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .current_dir(&dir)
+        .args(["convert", "walker.glb", "-o", "walker.cmx"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.starts_with("walker.cmx: Sims CMX, ")
+            && stdout.contains("; 1 skill, its numbers in a2o-walking-loop.cfp"),
+        "{stdout}"
+    );
+    let report = ossa::validate_file(&dir.join("walker.cmx"), &LoadOptions::default()).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let file = cmx::parse(&std::fs::read(dir.join("walker.cmx")).unwrap()).unwrap();
+    assert_eq!(
+        (file.skeletons.len(), file.suits.len(), file.skills.len()),
+        (1, 1, 1)
+    );
+    assert_eq!(file.skills[0].animation.to_string(), "a2o-walking-loop");
+    let reloaded = load(&dir.join("walker.cmx"))
+        .with_skills_file(dir.join("walker.cmx"), &LoadOptions::default())
+        .unwrap();
+    let (a, b) = (&original.animations()[0], &reloaded.animations()[0]);
+    assert_eq!((&b.name, b.frame_count), (&a.name, a.frame_count));
+    assert_eq!(events(&reloaded), events(&original));
+    // A BCF takes its skills alike.
+    let run = Command::new(env!("CARGO_BIN_EXE_ossa"))
+        .current_dir(&dir)
+        .args(["convert", "walker.glb", "-o", "walker.bcf"])
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let bcf = cmx::parse(&std::fs::read(dir.join("walker.bcf")).unwrap()).unwrap();
+    assert_eq!(bcf.skills, file.skills);
+}

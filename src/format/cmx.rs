@@ -71,7 +71,8 @@ pub(crate) use skill::{BoneNames, SkillValues, skill_events};
 pub use skill::{skill_frames, with_skill};
 use source::{Binary, Mark, Record, Source, Text};
 pub use write::{
-    DEFAULT_SKELETON_NAME, SkillFiles, skills_from_model, write_bcf, write_character, write_cmx,
+    CharacterWithSkills, DEFAULT_SKELETON_NAME, SkillFiles, skills_from_model, write_bcf,
+    write_character, write_cmx, write_with_skills,
 };
 
 /// The name a root bone gives as its parent.

@@ -293,7 +293,14 @@ fn convert_one(input: &Path, output: &Path, job: &Job) -> Result<Converted, ossa
             let (prepared, mut changes) =
                 ossa::convert::prepare(&gathered.model, format, &job.convert)?;
             let model = prepared.as_ref().unwrap_or(&gathered.model);
-            let (bytes, optimized) = ossa::convert::save(model, format, &job.convert)?;
+            let (bytes, optimized) = if let Format::SimsCmx | Format::SimsBcf = format {
+                // A character file's skills need their numbers beside it, in CFPs.
+                let binary = format == Format::SimsBcf;
+                let saved = ossa::cmx::write_with_skills(model, binary)?;
+                (saved.bytes, write_cfps(output, &saved.cfps)?)
+            } else {
+                ossa::convert::save(model, format, &job.convert)?
+            };
             changes.extend(optimized);
             let mut line = format!("{shown}: {}, {} bytes", format.name(), bytes.len());
             for change in changes {
@@ -466,6 +473,30 @@ fn player_config(input: &Path, job: &Job) -> Result<Option<PlayerConfig>, ossa::
     read_player_config(&text)
         .map(Some)
         .map_err(|e| e.in_file(&std::sync::Arc::from(shown.as_str())))
+}
+
+/// Writes each skill's CFP beside `output`, and says which: `2 skills, their numbers in
+/// a2o-walk.cfp and a2o-idle.cfp`; None for none.
+fn write_cfps(output: &Path, cfps: &[(String, Vec<u8>)]) -> Result<Option<String>, ossa::Error> {
+    let dir = output.parent().unwrap_or(Path::new(""));
+    for (name, bytes) in cfps {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| {
+            ossa::Error::io(format!("{}: cannot write: {e}", path.display()), Some(e))
+        })?;
+    }
+    Ok(match cfps {
+        [] => None,
+        [(one, _)] => Some(format!("1 skill, its numbers in {one}")),
+        [rest @ .., (last, _)] => {
+            let names: Vec<&str> = rest.iter().map(|(n, _)| n.as_str()).collect();
+            Some(format!(
+                "{} skills, their numbers in {} and {last}",
+                cfps.len(),
+                names.join(", ")
+            ))
+        }
+    })
 }
 
 /// The output's file name for `input` written as `target`: its stem and the target's extension.

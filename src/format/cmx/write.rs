@@ -803,6 +803,53 @@ pub fn write_bcf(model: &Model) -> Result<Vec<u8>> {
     write_character(&model_file(model)?, true)
 }
 
+/// A model saved as a character file (BCF when `binary`) with its scenes as the file's skills
+/// ([`skills_from_model`]), and each skill's CFP with the name the game looks for beside the file
+/// (`ANIMATION.cfp`). A model without a scene of frames is saved as [`write_cmx`] and
+/// [`write_bcf`] save it, without CFPs.
+///
+/// Errors: as [`skills_from_model`]; `InvalidArgument` for a scene whose name is not a file name
+/// (empty, `.` or `..`, or holding `/`, `\\`, `:` or NUL), which its CFP could not be saved as
+/// beside the file.
+pub fn write_with_skills(model: &Model, binary: bool) -> Result<CharacterWithSkills> {
+    let mut file = model_file(model)?;
+    let scenes = model.animations().iter().any(|a| a.frame_count > 0);
+    if !scenes {
+        return Ok(CharacterWithSkills {
+            bytes: write_character(&file, binary)?,
+            cfps: Vec::new(),
+        });
+    }
+    let added = skills_from_model(model)?;
+    let mut cfps = Vec::with_capacity(added.cfps.len());
+    for (skill, cfp) in added.character.skills.iter().zip(added.cfps) {
+        let name = skill.animation.to_string();
+        let plain =
+            crate::io::is_contained(&name) && !name.contains('/') && name != "." && name != "..";
+        if !plain {
+            return Err(Error::invalid_argument(format!(
+                "scene {name:?}: its CFP is saved beside the file under its name, which is not a \
+                 file name"
+            )));
+        }
+        cfps.push((format!("{name}.cfp"), cfp));
+    }
+    file.skills = added.character.skills;
+    Ok(CharacterWithSkills {
+        bytes: write_character(&file, binary)?,
+        cfps,
+    })
+}
+
+/// What [`write_with_skills`] gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharacterWithSkills {
+    /// The character file.
+    pub bytes: Vec<u8>,
+    /// Each skill's CFP: its file name (`ANIMATION.cfp`) and bytes.
+    pub cfps: Vec<(String, Vec<u8>)>,
+}
+
 /// A model's scenes as Sims skills: the skill records, in a character file of skills alone, and
 /// each skill's CFP ([`SkillFiles`]), to be saved as `ANIMATION.cfp` beside the file (the
 /// skill's `animation` is its scene's name). [`Model::with_skills`] reads them back as the same
