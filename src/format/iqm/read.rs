@@ -10,7 +10,7 @@ use crate::cursor::{field_at, record_at, span, table_bytes};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
 use crate::format::{Checker, Format, total};
-use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{
     Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, Kept, KeptExtension,
     MeshParts, MeshSkin, ModelParts, Name, SkinFrame, concat_into,
@@ -562,8 +562,10 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             (u64::from(nv), 12 + 12 + 8 + 4 + 32),
             (mesh_vertices, 4 * 32 + 12 + 12 + 8 + 4 + 8),
             (u64::from(nt), 12),
-            // Frame 0's poses, and each pose's channels: later frames stay the file's.
+            // Frame 0's poses, split for blending too, and each pose's channels: later frames
+            // stay the file's.
             (nb, size_of::<Mat3x4>() as u64),
+            (nb, size_of::<Decomposed>() as u64),
             (nb, size_of::<PoseChannels>() as u64),
             (frames, 96),
             (nb, 160),
