@@ -7,6 +7,8 @@
 //! cargo bench                     the generated 100,000-vertex rig and the corpus's DPM, SKM and
 //!                                 IQM models of more than 1,000 vertices
 //! cargo bench -- zombie okrobot   only models whose name contains one of the words
+//! cargo bench -- iqm skm          only models of those formats (an extension or a word of the
+//!                                 format's name: dpm, skm, iqm, gltf, glb, cmx, dmf, skel ...)
 //! cargo bench -- path/to/x.dpm    these files
 //! cargo bench -- --quick          a short run (smaller budget; figures are noisier)
 //! ```

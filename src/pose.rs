@@ -115,18 +115,38 @@ fn blend_local(model: &Model, blends: &[FrameBlend], out: &mut [Mat3x4]) {
                 frames.get(k)?.get(bone).map(RigidPose::parts)
             });
         }
-        // Each frame decoded whole into the thread's work space, then split as matrices are.
-        Poses::Quantised(_) => {
-            let mut work = BLEND_WORK.try_with(Cell::take).unwrap_or_default();
-            work.resize(nb.saturating_mul(blends.len()), Mat3x4::IDENTITY);
-            for (b, frame) in blends.iter().zip(work.chunks_mut(nb.max(1))) {
-                skeleton.write_frame_poses(b.frame as usize, frame);
+        // Each frame but the rest pose decoded whole into the thread's work space (a small
+        // skeleton's on the stack, which is quicker to reach), then split as matrices are; the
+        // rest pose's split is kept (None below).
+        Poses::Quantised(q) => {
+            const SMALL: usize = 16;
+            let need = nb.saturating_mul(blends.len());
+            let mut small = [Mat3x4::IDENTITY; SMALL];
+            let mut work = Vec::new();
+            let space = if need <= SMALL {
+                small.get_mut(..need).unwrap_or_default()
+            } else {
+                work = BLEND_WORK.try_with(Cell::take).unwrap_or_default();
+                work.resize(need, Mat3x4::IDENTITY);
+                work.as_mut_slice()
+            };
+            for (b, frame) in blends.iter().zip(space.chunks_mut(nb.max(1))) {
+                if b.frame != 0 {
+                    q.write_frame(b.frame as usize, frame);
+                }
             }
-            blend_parts(blends, out, |k, bone| {
-                work.get(k.saturating_mul(nb).saturating_add(bone))
-                    .map(Mat3x4::decompose)
+            let mut frames: [Option<&[Mat3x4]>; MAX_BLENDS] = [None; MAX_BLENDS];
+            for ((f, b), decoded) in frames.iter_mut().zip(blends).zip(space.chunks(nb.max(1))) {
+                *f = (b.frame != 0).then_some(decoded);
+            }
+            let rest = q.rest_parts();
+            blend_parts(blends, out, |k, bone| match frames.get(k)? {
+                Some(decoded) => decoded.get(bone).map(Mat3x4::decompose),
+                None => rest.get(bone).copied(),
             });
-            let _ = BLEND_WORK.try_with(|c| c.set(work));
+            if need > SMALL {
+                let _ = BLEND_WORK.try_with(|c| c.set(work));
+            }
         }
     }
 }

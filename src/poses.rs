@@ -415,13 +415,19 @@ impl PoseChannels {
     /// The channels' values in a frame's values, version 1's w derived from x, y and z.
     #[inline(always)]
     pub(crate) fn values(&self, frame: &[u8], v1: bool) -> [f32; 10] {
-        let mut v = self.offset;
+        // The ten values from the pose's first on (fewer, the rest 0, where the frame ends):
+        // its stored ones are among them. Read in one bounded pass, so that picking each
+        // channel's needs no check.
+        let mut stored = [0u16; 16];
         let base = (self.first as usize).saturating_mul(2);
+        let bytes = frame.get(base..).unwrap_or_default();
+        for (r, b) in stored.iter_mut().take(10).zip(bytes.chunks_exact(2)) {
+            *r = u16::from_le_bytes([b[0], b[1]]);
+        }
+        let mut v = self.offset;
         for (c, ((x, &s), &after)) in v.iter_mut().zip(&self.scale).zip(&self.after).enumerate() {
-            let at = base.saturating_add(usize::from(after) * 2);
-            let raw = frame
-                .get(at..at.saturating_add(2))
-                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+            // `after` is at most 9 (a channel not stored has at most 9 stored below it).
+            let raw = stored[usize::from(after) & 15];
             // A select, not a branch: which channels a pose stores is the file's choice.
             *x = if self.mask & (1 << c) != 0 {
                 *x + f32::from(raw) * s
@@ -541,6 +547,84 @@ pub(crate) fn pose_of_channels(v: [f32; 10]) -> Mat3x4 {
     }
 }
 
+/// Bones decoded together: their channels' values laid out as arrays of one quantity each, so
+/// that the compiler makes the normalising and the quaternion-to-matrix arithmetic vector code.
+const LANES: usize = 8;
+
+/// The poses of a run of bones in a frame's `values`: [`PoseChannels::pose`] of each, to the
+/// same bits, `LANES` bones at a time (the few left over one by one, which a skeleton of a
+/// handful of bones decodes faster than a part-filled set of lanes). `channels`, `rest` and
+/// `out` are as long.
+#[inline]
+fn decode_run(
+    values: &[u8],
+    v1: bool,
+    channels: &[PoseChannels],
+    rest: &[Mat3x4],
+    out: &mut [Mat3x4],
+) {
+    let (mut c8, mut r8, mut o8) = (
+        channels.chunks_exact(LANES),
+        rest.chunks_exact(LANES),
+        out.chunks_exact_mut(LANES),
+    );
+    for ((c8, r8), o8) in c8.by_ref().zip(r8.by_ref()).zip(o8.by_ref()) {
+        let mut lanes = [[0.0f32; LANES]; 10];
+        for (l, c) in (0..LANES).zip(c8) {
+            let v = c.values(values, v1);
+            for (lane, x) in lanes.iter_mut().zip(v) {
+                lane[l] = x;
+            }
+        }
+        let (m, direction) = poses_of_lanes(&lanes);
+        for (l, ((o, c), r)) in (0..LANES).zip(o8.iter_mut().zip(c8).zip(r8)) {
+            *o = match c.fixed {
+                Fixed::No if direction[l] => Mat3x4 {
+                    m: std::array::from_fn(|e| m[e][l]),
+                },
+                _ => c.pose(values, v1, r),
+            };
+        }
+    }
+    let left = c8.remainder().iter().zip(r8.remainder());
+    for (o, (c, r)) in o8.into_remainder().iter_mut().zip(left) {
+        *o = c.pose(values, v1, r);
+    }
+}
+
+/// [`pose_of_channels`] of `LANES` poses' channels, each quantity an array over the poses, the
+/// same operations in the same order; with whether each pose's rotation has a direction (where
+/// it has none, its matrix here is not the pose's).
+#[inline(always)]
+fn poses_of_lanes(v: &[[f32; LANES]; 10]) -> ([[f32; LANES]; 12], [bool; LANES]) {
+    let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = v;
+    let mut m = [[0.0f32; LANES]; 12];
+    let mut direction = [false; LANES];
+    for l in 0..LANES {
+        let length2 = squared_length([qx[l], qy[l], qz[l], qw[l]]);
+        direction[l] = has_direction(length2);
+        let inv = length2.sqrt().recip();
+        let (x, y, z, w) = (qx[l] * inv, qy[l] * inv, qz[l] * inv, qw[l] * inv);
+        let (x2, y2, z2) = (x + x, y + y, z + z);
+        let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+        let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+        let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+        m[0][l] = (1.0 - (yy + zz)) * sx[l];
+        m[1][l] = (xy - wz) * sy[l];
+        m[2][l] = (xz + wy) * sz[l];
+        m[3][l] = tx[l];
+        m[4][l] = (xy + wz) * sx[l];
+        m[5][l] = (1.0 - (xx + zz)) * sy[l];
+        m[6][l] = (yz - wx) * sz[l];
+        m[7][l] = ty[l];
+        m[8][l] = (xz - wy) * sx[l];
+        m[9][l] = (yz + wx) * sy[l];
+        m[10][l] = (1.0 - (xx + yy)) * sz[l];
+        m[11][l] = tz[l];
+    }
+    (m, direction)
+}
+
 /// A quaternion's squared length in f32, as decoding a frame takes it.
 #[inline(always)]
 pub(crate) fn squared_length([x, y, z, w]: [f32; 4]) -> f32 {
@@ -589,6 +673,9 @@ pub(crate) fn complete_w(x: f32, y: f32, z: f32) -> f32 {
 pub struct QuantisedPoses {
     /// Frame 0, one matrix per bone.
     first: Vec<Mat3x4>,
+    /// Frame 0 split for blending, one per bone: the same every blend with the rest pose,
+    /// where a frame decoded is one more step than the matrices it once was.
+    first_parts: Vec<Decomposed>,
     /// One per bone.
     channels: Vec<PoseChannels>,
     /// The file: `frames` frames of `step` bytes from byte `start`, the model's frames 1 on.
@@ -626,7 +713,8 @@ impl QuantisedPoses {
                 let stored = (c.first as usize).saturating_add(c.mask.count_ones() as usize);
                 c.fixed != Fixed::No || stored.saturating_mul(2) <= step
             });
-        fits.then_some(QuantisedPoses {
+        fits.then(|| QuantisedPoses {
+            first_parts: first.iter().map(Mat3x4::decompose).collect(),
             first,
             channels,
             data,
@@ -639,6 +727,23 @@ impl QuantisedPoses {
 
     fn bones(&self) -> usize {
         self.first.len()
+    }
+
+    /// Frame 0's poses split for blending ([`Mat3x4::decompose`] of each).
+    pub(crate) fn rest_parts(&self) -> &[Decomposed] {
+        &self.first_parts
+    }
+
+    /// The poses of frame `f` (not 0) into `out`, one per bone; false, leaving `out` alone,
+    /// when the frame or the length is out of range.
+    pub(crate) fn write_frame(&self, f: usize, out: &mut [Mat3x4]) -> bool {
+        match self.frame_values(f) {
+            Some(values) if out.len() == self.bones() => {
+                decode_run(values, self.v1, &self.channels, &self.first, out);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn len(&self) -> usize {
@@ -714,11 +819,7 @@ impl QuantisedPoses {
             };
             match self.frame_values(f) {
                 None => head.copy_from_slice(first),
-                Some(values) => {
-                    for ((o, c), r) in head.iter_mut().zip(channels).zip(first) {
-                        *o = c.pose(values, self.v1, r);
-                    }
-                }
+                Some(values) => decode_run(values, self.v1, channels, first, head),
             }
             out = rest;
             i = i.saturating_add(n);
@@ -739,6 +840,11 @@ impl QuantisedPoses {
             b += 1;
             kept(b - 1)
         });
+        let mut b = 0;
+        self.first_parts.retain(|_| {
+            b += 1;
+            kept(b - 1)
+        });
     }
 
     /// Bone `new` takes bone `order[new]`'s poses.
@@ -749,6 +855,7 @@ impl QuantisedPoses {
             .iter()
             .filter_map(|&old| Some((*first.get(old as usize)?, *channels.get(old as usize)?)))
             .unzip();
+        self.first_parts = f.iter().map(Mat3x4::decompose).collect();
         self.first = f;
         self.channels = c;
     }
@@ -793,7 +900,9 @@ impl QuantisedPoses {
 
     /// Bytes of heap, less the file.
     fn heap_bytes(&self) -> usize {
-        size_of_val(self.first.as_slice()) + size_of_val(self.channels.as_slice())
+        size_of_val(self.first.as_slice())
+            + size_of_val(self.first_parts.as_slice())
+            + size_of_val(self.channels.as_slice())
     }
 }
 
@@ -1020,6 +1129,125 @@ mod tests {
         let mut by_index = poses.clone();
         by_index.retain_indices(|i| i % 2 == 1);
         assert_eq!(by_index, Poses::Matrices(want));
+    }
+
+    /// `bones` poses of random channels over `frames` file frames: some fixed to the rest
+    /// pose or the identity, some with a rotation of no direction, the rest random.
+    fn random_quantised(bones: usize, frames: usize, v1: bool, seed: u64) -> QuantisedPoses {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut first_value = 0u32;
+        let channels: Vec<PoseChannels> = (0..bones)
+            .map(|b| {
+                let (mut offset, mut scale) = ([0.0f32; 10], [0.0f32; 10]);
+                for k in 0..10 {
+                    offset[k] = (next() % 2001) as f32 / 1000.0 - 1.0;
+                    scale[k] = ((next() % 2001) as f32 / 1000.0 - 1.0) / 30000.0;
+                }
+                let mut mask = (next() & 0x3ff) as u16;
+                if b % 7 == 3 {
+                    // No rotation stored and none offset: decoded as the identity rotation.
+                    mask &= !0b111_1000;
+                    offset[3..7].fill(0.0);
+                }
+                let fixed = match b % 5 {
+                    1 => Fixed::Rest,
+                    4 if b % 3 == 0 => Fixed::Identity,
+                    _ => Fixed::No,
+                };
+                let c = PoseChannels::new(first_value, mask, fixed, offset, scale);
+                first_value += mask.count_ones();
+                c
+            })
+            .collect();
+        let step = first_value as usize * 2;
+        let data: Vec<u8> = (0..step * frames + 3).map(|_| next() as u8).collect();
+        let first = (0..bones)
+            .map(|b| Mat3x4::from_translation([b as f32, 0.5, -1.0]))
+            .collect();
+        QuantisedPoses::new(first, channels, data.into(), (3, step, frames), v1).unwrap()
+    }
+
+    #[test]
+    fn quantised_runs_decode_to_the_bits_of_each_pose_alone() {
+        let bits = |m: Mat3x4| m.m.map(f32::to_bits);
+        // Runs of bones longer and shorter than the lanes, starting anywhere in a frame.
+        for (bones, v1) in [(19, false), (19, true), (8, false), (3, true)] {
+            let q = random_quantised(bones, 4, v1, 0x9e37_79b9_7f4a_7c15 ^ bones as u64);
+            assert!(q.channels.iter().any(|c| c.fixed == Fixed::Rest));
+            let quiet = q
+                .channels
+                .iter()
+                .filter(|c| c.fixed == Fixed::No && c.mask & 0b111_1000 == 0)
+                .count();
+            assert!(quiet > 0 || bones < 4);
+            let poses = Poses::Quantised(q.clone());
+            let all = poses.to_matrices();
+            assert_eq!(all.len(), bones * 5);
+            for (i, &m) in all.iter().enumerate() {
+                let (f, b) = (i / bones, i % bones);
+                let alone = match q.frame_values(f) {
+                    None => q.first[b],
+                    Some(values) => q.channels[b].pose(values, v1, &q.first[b]),
+                };
+                assert_eq!(bits(m), bits(alone), "frame {f} bone {b}");
+                assert_eq!(poses.get(i).map(bits), Some(bits(m)));
+            }
+            for from in [1, bones + 2, 2 * bones - 1] {
+                let mut out = vec![Mat3x4::IDENTITY; 2 * bones];
+                assert!(poses.write(from, &mut out));
+                let want: Vec<_> = all[from..from + 2 * bones]
+                    .iter()
+                    .map(|&m| bits(m))
+                    .collect();
+                assert_eq!(out.into_iter().map(bits).collect::<Vec<_>>(), want);
+            }
+            let mut frame = vec![Mat3x4::IDENTITY; bones];
+            assert!(q.write_frame(3, &mut frame));
+            assert_eq!(frame, all[3 * bones..4 * bones]);
+            assert!(!q.write_frame(0, &mut frame) && !q.write_frame(5, &mut frame));
+            assert!(!q.write_frame(1, &mut frame[1..]));
+        }
+    }
+
+    #[test]
+    fn quantised_blends_are_the_blends_of_their_matrices() {
+        let q = random_quantised(19, 4, false, 0x5851_f42d_4c95_7f2d);
+        let mut parts = ModelParts::new(crate::format::Format::Iqm);
+        parts.bones = (0..19)
+            .map(|i| Bone {
+                name: Name::from(format!("b{i}").as_str()),
+                parent: if i % 4 == 0 { -1 } else { i - 1 },
+                flags: 0,
+            })
+            .collect();
+        parts.frames = (0..5).map(|f| Frame::named(&format!("f{f}"))).collect();
+        let mut matrices = parts.clone();
+        matrices.poses = Poses::Matrices(Poses::Quantised(q.clone()).to_matrices());
+        parts.poses = Poses::Quantised(q);
+        let (quantised, matrices) = (
+            Model::from_parts(parts).unwrap(),
+            Model::from_parts(matrices).unwrap(),
+        );
+        assert!(matches!(quantised.skeleton().poses(), Poses::Quantised(_)));
+        let blend = |frame: u32, weight: f32| crate::pose::FrameBlend { frame, weight };
+        for blends in [
+            vec![blend(0, 0.5), blend(1, 0.5)],
+            vec![blend(2, 0.25), blend(0, 0.75)],
+            vec![blend(3, 1.0), blend(4, 2.0), blend(1, 0.5)],
+            vec![blend(4, 1.0)],
+        ] {
+            let (mut a, mut b) = ([Mat3x4::IDENTITY; 19], [Mat3x4::IDENTITY; 19]);
+            quantised.pose_frames(&blends, None, &mut a).unwrap();
+            matrices.pose_frames(&blends, None, &mut b).unwrap();
+            let bits = |m: &[Mat3x4]| m.iter().map(|m| m.m.map(f32::to_bits)).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "{blends:?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use ossa::{ErrorCode, Format, LoadOptions, Model};
 use serde_json::json;
 
+mod corpus;
 mod glb_bytes;
 mod json_cases;
 use glb_bytes::glb;
@@ -254,6 +255,12 @@ fn run_case(case: &str, dir: &Path, max_bytes: u64) -> String {
             &viewless_positions(200_000_000, false),
             &gltf_options(Format::Gltf, u64::MAX),
         )),
+        // An IQM of 4,294,967,295 frames without channels: frames that take nothing in the
+        // file, and hundreds of gigabytes as the model's records.
+        "iqm_frames_4g_unlimited" => report(Model::load(
+            &std::fs::read(dir.join("frames.iqm")).unwrap(),
+            &gltf_options(Format::Iqm, u64::MAX),
+        )),
         // 65,001 frames of 20,000 bones: 62 GB of poses from 80 KB.
         "sampled_62g_unlimited" => report(Model::load(
             &long_animation(20_000, 65.0),
@@ -364,6 +371,38 @@ fn a_file_named_by_many_buffers_is_read_once_and_only_as_far_as_they_need() {
     assert!(o.detail.starts_with("meshes=1 vertices=3 "), "{o:?}");
     // Thirty-six bytes of the file are read, not its 40 MB, let alone 2,000 times.
     assert!(o.peak <= base + 16 * MIB, "{o:?} over {base} + 16 MiB");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn iqm_frames_the_machine_cannot_hold_are_an_error_not_an_abort() {
+    let Some(corpus) = corpus::corpus_subdir(
+        "iqm",
+        "iqm_frames_the_machine_cannot_hold_are_an_error_not_an_abort",
+    ) else {
+        return;
+    };
+    let mut b = std::fs::read(corpus.join("rea_player_dead.iqm")).unwrap();
+    let field = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // num_framechannels 0: every frame is free in the file; num_frames the most a u32 holds,
+    // no bounds.
+    assert_eq!(field(&b, 96), 0);
+    b[92..96].copy_from_slice(&u32::MAX.to_le_bytes());
+    b[104..108].copy_from_slice(&0u32.to_le_bytes());
+    let dir = scratch("iqm_frames");
+    std::fs::write(dir.join("frames.iqm"), &b).unwrap();
+    let base = baseline(&dir);
+    let o = in_child(
+        "iqm_frames_4g_unlimited",
+        &dir,
+        Some(base + 512 * MIB + (64 << 20)),
+    );
+    assert_eq!(o.result, "OSSA_ERR_OUT_OF_MEMORY", "{o:?}");
+    let want = format!(
+        "4294967296 values of {} bytes for the frames could not be allocated",
+        size_of::<ossa::Frame>()
+    );
+    assert!(o.detail.contains(&want), "{o:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,8 +24,10 @@ use baseline::{Baseline, Sse};
 
 const USAGE: &str = "arguments: [--quick] [FILE | FILTER]...
   FILE     measure this model (any format ossa loads; sidecars are read beside it)
-  FILTER   of the default models (the generated 100,000-vertex rig and every corpus DPM and
-           SKM of more than 1,000 vertices), measure those whose name contains it
+  FILTER   of the default models (the generated 100,000-vertex rig, a DPM, and every corpus
+           DPM, SKM and IQM of more than 1,000 vertices), measure those whose name contains
+           it, or whose format it names: a format's extension or a word of its name (dpm,
+           skm, iqm, gltf or glb, cmx, dmf, skel, mod, msh ...)
   --quick  a short run: smaller warm-up and time budget per measurement
 environment: OSSA_CORPUS = the corpus directory (default ../shared/corpus beside the crate)
              OSSA_BENCH_QUICK=1 = --quick; OSSA_SKIN_KERNEL = portable, sse2, avx2 or avx512
@@ -90,10 +92,26 @@ impl Config {
         Ok(config)
     }
 
-    fn selects(&self, name: &str) -> bool {
+    /// Whether a default model named `name`, from a file named `file`, is measured.
+    fn selects(&self, name: &str, file: &str) -> bool {
         let name = name.to_lowercase();
-        self.filters.is_empty() || self.filters.iter().any(|f| name.contains(f.as_str()))
+        let format = ossa::Format::from_extension(file);
+        self.filters.is_empty()
+            || self.filters.iter().any(|f| {
+                name.contains(f.as_str()) || format.is_some_and(|format| names_format(f, format))
+            })
     }
+}
+
+/// Whether `word` (lower case) names `format`: its extension as [`ossa::Format::from_extension`]
+/// reads it, or a word of [`ossa::Format::name`] (so "gltf" names glTF binary too).
+fn names_format(word: &str, format: ossa::Format) -> bool {
+    ossa::Format::from_extension(&format!(".{word}")) == Some(format)
+        || format
+            .name()
+            .to_lowercase()
+            .split_whitespace()
+            .any(|w| w == word)
 }
 
 /// Whether an argument that names no existing file was meant as one (a path, or a name with a
@@ -427,14 +445,14 @@ fn subjects(config: &Config) -> Result<Vec<Subject>, Vec<String>> {
             return Err(failed);
         }
     } else {
-        if config.selects("synth_tube") {
+        if config.selects("synth_tube", "synth_tube.dpm") {
             add("synth_tube", Subject::synthetic());
         }
         match corpus_files() {
             Ok(files) => {
                 for path in files {
                     let name = path.file_stem().unwrap_or_default().to_string_lossy();
-                    if !config.selects(&name) {
+                    if !config.selects(&name, &path.to_string_lossy()) {
                         continue;
                     }
                     match Subject::from_file(&path) {
@@ -454,7 +472,7 @@ fn subjects(config: &Config) -> Result<Vec<Subject>, Vec<String>> {
             "no model to measure".to_owned()
         } else {
             format!(
-                "no model to measure: no default model's name contains {}",
+                "no model to measure: no default model's name contains {}, nor is its format",
                 config.filters.join(" or ")
             )
         };
@@ -1480,4 +1498,46 @@ fn run(config: &Config) -> Result<(), Vec<String>> {
         table.row(&row);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    // Imported in the test: the bench target, without a test harness, drops the function.
+    #[test]
+    fn a_word_selects_default_models_by_name_or_by_format() {
+        use super::{Config, names_format};
+        let args = ["IQM", "zombie", "gltf"].map(String::from);
+        let config = Config::from_args(args.into_iter(), false).unwrap();
+        assert!(config.filters.iter().eq(["iqm", "zombie", "gltf"].iter()));
+        assert!(config.selects("asp_mrfixit", "/corpus/iqm/asp_mrfixit.IQM"));
+        assert!(config.selects("zombie", "/corpus/dpm/zombie.dpm"));
+        assert!(config.selects("cube", "cube.glb"));
+        assert!(!config.selects("okrobot", "/corpus/dpm/okrobot.dpm"));
+        assert!(!config.selects("synth_tube", "synth_tube.dpm"));
+        let dpm = Config::from_args(["dpm".to_owned()].into_iter(), false).unwrap();
+        assert!(dpm.selects("synth_tube", "synth_tube.dpm"));
+        assert!(!dpm.selects("hand", "/corpus/skm/hand.skm"));
+
+        // Extensions and words of the formats' names.
+        use ossa::Format as F;
+        for (word, format) in [
+            ("dpm", F::Dpm),
+            ("skm", F::Skm),
+            ("iqm", F::Iqm),
+            ("gltf", F::Gltf),
+            ("gltf", F::Glb),
+            ("glb", F::Glb),
+            ("cmx", F::SimsCmx),
+            ("dmf", F::Dmf),
+            ("skel", F::Mm2Skel),
+            ("mod", F::Mm2Mod),
+            ("msh", F::SimsMsh),
+            ("sims", F::SimsSkn),
+        ] {
+            assert!(names_format(word, format), "{word} {format:?}");
+        }
+        for (word, format) in [("glb", F::Gltf), ("dpm", F::Skm), ("iq", F::Iqm)] {
+            assert!(!names_format(word, format), "{word} {format:?}");
+        }
+    }
 }

@@ -9,8 +9,8 @@ use glam::Quat;
 use crate::cursor::{field_at, record_at, span, table_bytes};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
-use crate::format::{Checker, Format, total};
-use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
+use crate::format::{Checker, Format, total, try_filled, try_vec};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::model::{
     Animation, AnimationEvent, BONE_SYNTHETIC, Bone, Frame, Influence, Kept, KeptExtension,
     MeshParts, MeshSkin, ModelParts, Name, SkinFrame, concat_into,
@@ -562,8 +562,10 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
             (u64::from(nv), 12 + 12 + 8 + 4 + 32),
             (mesh_vertices, 4 * 32 + 12 + 12 + 8 + 4 + 8),
             (u64::from(nt), 12),
-            // Frame 0's poses, and each pose's channels: later frames stay the file's.
+            // Frame 0's poses, split for blending too, and each pose's channels: later frames
+            // stay the file's.
             (nb, size_of::<Mat3x4>() as u64),
+            (nb, size_of::<Decomposed>() as u64),
             (nb, size_of::<PoseChannels>() as u64),
             (frames, 96),
             (nb, 160),
@@ -1430,7 +1432,10 @@ fn scenes(
     file_frames: usize,
     ck: &mut Checker,
 ) -> Result<Scenes> {
-    let mut frames = Vec::with_capacity(file_frames.saturating_add(1));
+    // Charged to the caller's limit already, but a limit may allow more than the machine has:
+    // a failed allocation is an error, not an abort.
+    let count = file_frames.saturating_add(1);
+    let mut frames: Vec<Frame> = try_vec(count, || "the frames".to_string())?;
     frames.push(Frame::named("bind"));
     for f in 0..file_frames {
         let mut frame = Frame::named(&format!("frame {f}"));
@@ -1449,7 +1454,7 @@ fn scenes(
         }
         frames.push(frame);
     }
-    let mut named = vec![false; frames.len()];
+    let mut named = try_filled(frames.len(), false, || "the frames' names".to_string())?;
     for a in anims {
         for k in 0..a.frame_count {
             let f = a.first_frame.saturating_add(k) as usize;
