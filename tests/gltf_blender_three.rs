@@ -10,6 +10,8 @@
 
 #![cfg(feature = "gltf")]
 
+#[path = "blender_interop/mod.rs"]
+mod blender_interop;
 mod common;
 #[path = "node_interop/mod.rs"]
 mod node_interop;
@@ -20,6 +22,7 @@ use std::process::Command;
 use ossa::{LoadOptions, Model};
 use serde_json::Value;
 
+use blender_interop::blender_python;
 use common::{RawDpm, absolute, blender_gltf_files, corpus_subdir, direct_skin, pose, skin};
 use node_interop::node_ready;
 
@@ -199,30 +202,6 @@ fn blender_files_skin_in_ossa_as_in_three_js() {
     }
 }
 
-/// Blender's Python module, when `interop/.venv-blender` has it (scripts/test-all.sh installs it
-/// where CPython 3.11 is).
-fn blender_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/.venv-blender/bin/python");
-    if python.is_file() {
-        return Some(python);
-    }
-    let why = "interop/.venv-blender is missing (see interop/requirements-blender.txt)";
-    // CI installs it where CPython 3.11 is, and says so before the tests when it cannot.
-    let py311 = Command::new("python3")
-        .args([
-            "-c",
-            "import sys; sys.exit(sys.version_info[:2] != (3, 11))",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        !(py311 && std::env::var_os("OSSA_REQUIRE_INTEROP").is_some()),
-        "OSSA_REQUIRE_INTEROP is set but {why}"
-    );
-    eprintln!("{why}; skipping the .blend scenes");
-    None
-}
-
 /// The `.blend` scenes of the corpus, exported by Blender's own glTF exporter
 /// (`interop/blender_export.py`), read by ossa and by three.js alike.
 #[test]
@@ -230,7 +209,7 @@ fn blender_scenes_exported_by_bpy_skin_in_ossa_as_in_three_js() {
     let Some(scenes) = corpus_subdir("gltf/blender/scenes", "the .blend scenes") else {
         return;
     };
-    let Some(python) = blender_python() else {
+    let Some(python) = blender_python("the .blend scenes") else {
         return;
     };
     let Some(interop) = node_ready() else {

@@ -8,6 +8,8 @@
 
 #![cfg(feature = "gltf")]
 
+#[path = "blender_interop/mod.rs"]
+mod blender_interop;
 #[path = "corpus/mod.rs"]
 mod corpus;
 #[path = "gltf_interop/mod.rs"]
@@ -22,6 +24,7 @@ use ossa::format::gltf::ExportOptions;
 use ossa::{ErrorCode, LoadOptions, Model, cmx};
 use serde_json::{Value, json};
 
+use blender_interop::blender_python;
 use corpus::corpus_subdir;
 use gltf_interop::glb_json;
 
@@ -600,29 +603,6 @@ fn hostile_vitamoo_extras_are_named_by_their_json_path() {
     assert_eq!(err.code(), ErrorCode::Limit, "{err}");
 }
 
-/// Blender's Python module, where `interop/.venv-blender` has it (as the Blender import tests
-/// find it).
-fn blender_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/.venv-blender/bin/python");
-    if python.is_file() {
-        return Some(python);
-    }
-    let why = "interop/.venv-blender is missing (see interop/requirements-blender.txt)";
-    let py311 = Command::new("python3")
-        .args([
-            "-c",
-            "import sys; sys.exit(sys.version_info[:2] != (3, 11))",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        !(py311 && std::env::var_os("OSSA_REQUIRE_INTEROP").is_some()),
-        "OSSA_REQUIRE_INTEROP is set but {why}"
-    );
-    eprintln!("{why}; skipping the Blender round trip of VitaMoo's extras");
-    None
-}
-
 /// Exported, imported by Blender's glTF add-on and exported again by it: the character comes
 /// back with its suit, bone flags, skill and events, and saves as CMX and CFP as above.
 #[test]
@@ -630,7 +610,7 @@ fn vitamoo_extras_survive_a_blender_round_trip() {
     let Some(walker) = walker() else {
         return;
     };
-    let Some(python) = blender_python() else {
+    let Some(python) = blender_python("the Blender round trip of VitaMoo's extras") else {
         return;
     };
     let dir = scratch("blender");
