@@ -69,4 +69,7 @@ bash c_tests/run.sh
 bash python/run_tests.sh
 # The WebAssembly build: the npm package's tests against the native library, then the viewer page
 # in Chromium (without Chromium they say they skip, unless OSSA_REQUIRE_INTEROP is set).
+# (`cargo test` builds examples as tests, under hashed names: native_ref is built as a program here,
+# from the same compiled library.)
+cargo build --example native_ref
 OSSA_CLI=$PWD/target/debug/ossa OSSA_NATIVE_REF=$PWD/target/debug/examples/native_ref bash web/build.sh
