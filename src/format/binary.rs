@@ -451,7 +451,15 @@ impl<E: ByteOrder, T: Word, const W: usize> Kernel for DecodeAppend<'_, E, T, W>
         let records = src.get(..n.saturating_mul(size)).unwrap_or_default();
         // Each lane's largest magnitude (as bits), so that the loop has no horizontal step.
         let mut largest = [0u32; W];
-        for (slot, record) in spare.iter_mut().zip(records.chunks_exact(size)) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let done = simd128::decode_records::<E, T, W>(records, spare, &mut largest);
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        let done = false;
+        for (slot, record) in spare
+            .iter_mut()
+            .zip(records.chunks_exact(size))
+            .filter(|_| !done)
+        {
             let mut words = [T::from_bits(0); W];
             for ((out, word), most) in words
                 .iter_mut()
@@ -469,10 +477,76 @@ impl<E: ByteOrder, T: Word, const W: usize> Kernel for DecodeAppend<'_, E, T, W>
             .len()
             .min(records.len().checked_div(size).unwrap_or(0));
         let len = dst.len().saturating_add(written);
-        // SAFETY: the loop above wrote the first `written` records of the vector's spare
-        // capacity, so its first `len` are initialised, and `len` is within its capacity.
+        // SAFETY: the loop above (or simd128::decode_records) wrote the first `written` records
+        // of the vector's spare capacity, so its first `len` are initialised, and `len` is within
+        // its capacity.
         unsafe { dst.set_len(len) };
         largest
+    }
+}
+
+/// WebAssembly has no byte-swap instruction, and the plain loop of [`DecodeAppend`] stays
+/// scalar there: a big-endian table (a DPM's poses, most of a long animation's file) decoded at
+/// a third of the native speed. Here sixteen bytes are swapped by one shuffle.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use std::arch::wasm32::{
+        i8x16_swizzle, u8x16, u32x4_extract_lane, u32x4_max, u32x4_splat, v128, v128_and,
+        v128_load, v128_store,
+    };
+    use std::mem::MaybeUninit;
+
+    use byteorder::ByteOrder;
+
+    use super::Word;
+
+    /// Decodes every record of `records` into `spare` (as many as both hold), each lane's
+    /// largest magnitude into `largest`, as [`super::DecodeAppend`] does; false, having done
+    /// nothing, for records of other than 4, 8, 12 or 16 words.
+    pub(super) fn decode_records<E: ByteOrder, T: Word, const W: usize>(
+        records: &[u8],
+        spare: &mut [MaybeUninit<[T; W]>],
+        largest: &mut [u32; W],
+    ) -> bool {
+        let lanes = W / 4;
+        if W % 4 != 0 || lanes == 0 || lanes > 4 || size_of::<T>() != 4 {
+            return false;
+        }
+        let big = E::read_u32(&[0, 0, 0, 1]) == 1;
+        let order = if big {
+            u8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12)
+        } else {
+            u8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        };
+        let magnitude = u32x4_splat(!(1 << 31));
+        let mut most: [v128; 4] = [u32x4_splat(0); 4];
+        for (slot, record) in spare.iter_mut().zip(records.chunks_exact(W * 4)) {
+            let out = slot.as_mut_ptr().cast::<u8>();
+            for (k, m) in most.iter_mut().enumerate().take(lanes) {
+                // SAFETY: the record holds W * 4 bytes and 16 * k + 16 <= W * 4; v128_load
+                // reads unaligned bytes.
+                let v = unsafe { v128_load(record.as_ptr().add(16 * k).cast::<v128>()) };
+                let v = i8x16_swizzle(v, order);
+                *m = u32x4_max(*m, v128_and(v, magnitude));
+                // SAFETY: the slot is W words of 4 bytes; v128_store writes 16 unaligned bytes
+                // inside it, which are then its words k * 4 to k * 4 + 3.
+                unsafe { v128_store(out.add(16 * k).cast::<v128>(), v) };
+            }
+        }
+        for (k, m) in most.iter().enumerate().take(lanes) {
+            let lane = [
+                u32x4_extract_lane::<0>(*m),
+                u32x4_extract_lane::<1>(*m),
+                u32x4_extract_lane::<2>(*m),
+                u32x4_extract_lane::<3>(*m),
+            ];
+            for (j, v) in lane.into_iter().enumerate() {
+                if let Some(l) = largest.get_mut(4 * k + j) {
+                    *l = (*l).max(v);
+                }
+            }
+        }
+        true
     }
 }
 
