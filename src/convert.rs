@@ -115,6 +115,135 @@ pub fn save(
     }
 }
 
+/// A model file's name without its directories and extension (`a/b/walker.cmx.bcf` ->
+/// `walker`), which converted files are named after.
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let bcf = ".cmx.bcf";
+    let stem_len = if name.len() > bcf.len()
+        && name
+            .get(name.len() - bcf.len()..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(bcf))
+    {
+        name.len() - bcf.len()
+    } else {
+        name.rfind('.').filter(|&dot| dot > 0).unwrap_or(name.len())
+    };
+    name.get(..stem_len).unwrap_or(name)
+}
+
+/// `2 skills, their numbers in a2o-walk.cfp and a2o-idle.cfp`: what a Sims character file
+/// written with its skills has beside it (None for no CFP).
+pub fn describe_cfps(names: &[&str]) -> Option<String> {
+    match names {
+        [] => None,
+        [one] => Some(format!("1 skill, its numbers in {one}")),
+        _ => {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            Some(format!(
+                "{} skills, their numbers in {}",
+                names.len(),
+                list(&names)
+            ))
+        }
+    }
+}
+
+/// One file of a conversion's output: its name, in the directory the main output goes to, and
+/// its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What [`engine_files`] made.
+#[derive(Clone, Debug, Default)]
+pub struct EngineOutput {
+    /// The IQM first, then its sidecars.
+    pub files: Vec<OutputFile>,
+    /// `IQM for DarkPlaces (Xonotic), 1234 bytes; x.iqm.framegroups (12 scenes); ...`: the
+    /// files, as `ossa convert` prints them.
+    pub line: String,
+    /// What was changed to fit the engine.
+    pub notes: Vec<String>,
+    /// What the engine gets wrong in the written IQM (no refusals: those are errors).
+    pub findings: Vec<crate::iqm::Finding>,
+}
+
+/// `model` written as the IQM `iqm_name` that `how.engine` loads, with the sidecars it reads
+/// beside it: `NAME.framegroups` (DarkPlaces' syntax, which FTE reads too), `animation.cfg` for
+/// a qfusion or Warfork player model, and for DarkPlaces and FTE one `NAME_K.skin` per variant
+/// of `skins` (per variant, per mesh of the model, the texture it names; None for a mesh the
+/// variant leaves alone), naming the meshes as the IQM does. Errors as
+/// [`crate::iqm::write_for_engine`]'s, each naming the engine's rule.
+pub fn engine_files(
+    model: &Model,
+    iqm_name: &str,
+    how: &crate::iqm::EngineWrite,
+    skins: &[Vec<Option<String>>],
+) -> Result<EngineOutput> {
+    use crate::iqm::Engine;
+    let written = crate::iqm::write_for_engine(model, how)?;
+    let mut line = match how.engine {
+        Some(engine) => format!("IQM for {}, {} bytes", engine.title(), written.iqm.len()),
+        None => format!("IQM, {} bytes", written.iqm.len()),
+    };
+    let mut files = vec![OutputFile {
+        name: iqm_name.to_owned(),
+        bytes: written.iqm,
+    }];
+    if let Some(text) = written.framegroups {
+        let name = format!("{iqm_name}.framegroups");
+        let n = text.lines().count();
+        let scenes = if n == 1 { "scene" } else { "scenes" };
+        line.push_str(&format!("; {name} ({n} {scenes})"));
+        files.push(OutputFile {
+            name,
+            bytes: text.into_bytes(),
+        });
+    }
+    if let Some(text) = written.animation_cfg {
+        let name = crate::iqm::engines::ANIMATION_CFG;
+        let n = (text.lines())
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count();
+        line.push_str(&format!("; {name} ({n} anims)"));
+        files.push(OutputFile {
+            name: name.to_owned(),
+            bytes: text.into_bytes(),
+        });
+    }
+    // qfusion and Warfork read their skins from the player's `.skin` files of another syntax.
+    if !matches!(how.engine, Some(Engine::Qfusion | Engine::Warfork)) && !skins.is_empty() {
+        let mut names = Vec::new();
+        for (k, variant) in skins.iter().enumerate() {
+            let mut text = String::new();
+            for (mesh, texture) in model.meshes().iter().zip(variant) {
+                if let Some(t) = texture {
+                    let mesh = crate::iqm::written_mesh_name(mesh);
+                    text.push_str(&format!("{mesh},{t}\n"));
+                }
+            }
+            let name = format!("{iqm_name}_{k}.skin");
+            names.push(name.clone());
+            files.push(OutputFile {
+                name,
+                bytes: text.into_bytes(),
+            });
+        }
+        let n = names.len();
+        let noun = if n == 1 { "file" } else { "files" };
+        line.push_str(&format!("; {n} .skin {noun} ({})", names.join(", ")));
+    }
+    Ok(EngineOutput {
+        files,
+        line,
+        notes: written.notes,
+        findings: written.findings,
+    })
+}
+
 /// The model with every bone named `tag_...` flagged as an attachment, so that removing unused
 /// bones keeps it: games find attachment points by name (DarkPlaces' `gettagindex`, MD3's tags),
 /// and the files rarely set the flag (Xonotic's spiderbot sets it on none of its five `tag_`
@@ -185,6 +314,17 @@ fn list(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stems_lose_directories_and_extensions() {
+        assert_eq!(file_stem("a/b/walker.cmx.bcf"), "walker");
+        assert_eq!(file_stem("B001FAFIT_01.CMX.BCF"), "B001FAFIT_01");
+        assert_eq!(file_stem("dir\\xon_zombie.dpm"), "xon_zombie");
+        assert_eq!(file_stem("tris.iqm"), "tris");
+        assert_eq!(file_stem(".hidden"), ".hidden");
+        assert_eq!(file_stem("noext"), "noext");
+        assert_eq!(file_stem("a.cmx.bcf/x.skn"), "x");
+    }
 
     #[test]
     fn lists_read_as_english() {

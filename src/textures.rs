@@ -263,6 +263,18 @@ pub fn skin_files_beside(
     Ok((variants, finder.warnings))
 }
 
+/// Per variant, per mesh, the texture the variant names (None: the mesh keeps its own), as
+/// [`crate::convert::engine_files`] writes them into `.skin` files again.
+pub fn variant_texture_names(variants: &[Variant]) -> Vec<Vec<Option<String>>> {
+    (variants.iter())
+        .map(|v| {
+            (v.meshes.iter())
+                .map(|t| t.as_ref().map(|t| t.name.clone()))
+                .collect()
+        })
+        .collect()
+}
+
 /// How a format's textures are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Search {

@@ -170,6 +170,21 @@ export interface SaveOptions {
   skinOrder?: boolean;
   /** MM2: move rest-pose rotations and scales into the vertices. */
   bakeScale?: boolean;
+  /** IQM: write what this engine loads, with the sidecars it reads beside the file (see
+   * `saveFiles`); an IQM the engine would refuse is an error naming the rule. */
+  engine?: 'darkplaces' | 'xonotic' | 'fte' | 'qfusion' | 'warfork';
+  /** IQM: the sidecars even where the engine does not need them (`.framegroups`, or
+   * `animation.cfg` for qfusion and Warfork). */
+  sidecars?: boolean;
+  /** IQM for qfusion or Warfork: a player model, `tris.iqm` with its `animation.cfg` (the
+   * anims of the `animation.cfg` among the files beside the model, when there is one). */
+  player?: boolean;
+}
+
+/** One file `saveFiles` wrote. */
+export interface SavedFile {
+  name: string;
+  bytes: Uint8Array;
 }
 
 export interface RenderOptions {
@@ -230,6 +245,8 @@ export class Model {
   textureRgba(image: number): { width: number; height: number; rgba: Uint8Array } | null;
   texturePng(image: number): Uint8Array;
   save(format: string, options?: SaveOptions): Uint8Array;
+  /** `save` with the files written beside the model, the model's first. */
+  saveFiles(format: string, options?: SaveOptions): SavedFile[];
   toGlb(options?: SaveOptions): Uint8Array;
   render(options?: RenderOptions): { width: number; height: number; pixels: Uint8ClampedArray };
   free(): void;

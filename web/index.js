@@ -292,6 +292,21 @@ export class Model {
     return bytes;
   }
 
+  /** `save`, with the files written beside the model: `[{name, bytes}]`, the model's file first
+   * (`NAME.iqm`, or `tris.iqm` for a qfusion or Warfork player model), then an engine's
+   * sidecars (`NAME.iqm.framegroups`, `animation.cfg`, `NAME.iqm_0.skin`...) or a Sims
+   * character's skills' CFPs, named as `ossa convert` names them beside its output. */
+  saveFiles(format, options = {}) {
+    const bytes = call(() => this.#raw.saveFiles(format, JSON.stringify(options)));
+    this.lastSaveNotes = JSON.parse(this.#raw.saveNotes());
+    let at = 0;
+    return JSON.parse(this.#raw.savedFiles()).map(({ name, length }) => {
+      const file = { name, bytes: bytes.subarray(at, at + length) };
+      at += length;
+      return file;
+    });
+  }
+
   /** The model as a binary glTF (.glb), with its textures. */
   toGlb(options = {}) {
     return this.save('glb', options);

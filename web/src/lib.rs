@@ -127,6 +127,8 @@ pub struct LoadedModel {
     session: Session,
     /// What the last save changed.
     notes: Vec<String>,
+    /// The names and lengths of the last `save_files`' files.
+    saved: Vec<serde_json::Value>,
     /// Where [`LoadedModel::skin_all`] skins every mesh, kept from call to call.
     skinned: Vec<f32>,
 }
@@ -139,6 +141,7 @@ pub fn load_model(files: FileSet, name: &str, options: &str) -> Outcome<LoadedMo
     Ok(LoadedModel {
         session: Session::load(files.files, name, &settings)?,
         notes: Vec::new(),
+        saved: Vec::new(),
         skinned: Vec::new(),
     })
 }
@@ -247,9 +250,34 @@ impl LoadedModel {
     /// [`SaveSettings`]. What changed on the way is then in [`LoadedModel::save_notes`].
     pub fn save(&mut self, format: &str, options: &str) -> Outcome<Vec<u8>> {
         let settings: SaveSettings = json_in(options, "the save options")?;
-        let (bytes, notes) = self.session.save(format, &settings)?;
+        let (files, notes) = self.session.save_files(format, &settings)?;
         self.notes = notes;
-        Ok(bytes)
+        self.saved = Vec::new();
+        Ok(files
+            .into_iter()
+            .next()
+            .map(|f| f.bytes)
+            .unwrap_or_default())
+    }
+
+    /// [`LoadedModel::save`] with the files written beside the model (an engine's sidecars, a
+    /// character's skills' CFPs): their bytes one after the other, the model's first; each
+    /// file's name and length are then in [`LoadedModel::saved_files`].
+    #[wasm_bindgen(js_name = saveFiles)]
+    pub fn save_files(&mut self, format: &str, options: &str) -> Outcome<Vec<u8>> {
+        let settings: SaveSettings = json_in(options, "the save options")?;
+        let (files, notes) = self.session.save_files(format, &settings)?;
+        self.notes = notes;
+        self.saved = (files.iter())
+            .map(|f| serde_json::json!({ "name": f.name, "length": f.bytes.len() }))
+            .collect();
+        Ok(files.into_iter().flat_map(|f| f.bytes).collect())
+    }
+
+    /// The files of the last [`LoadedModel::save_files`], as JSON: `[{name, length}]`.
+    #[wasm_bindgen(js_name = savedFiles)]
+    pub fn saved_files(&self) -> String {
+        serde_json::Value::from(self.saved.clone()).to_string()
     }
 
     /// What the last save changed or could not keep, one line each, as JSON.

@@ -8,7 +8,11 @@ use std::cell::OnceCell;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use ossa::convert::OutputFile;
 use ossa::format::gltf::ExportOptions;
+use ossa::iqm::engines::ANIMATION_CFG;
+use ossa::iqm::player::read_player_config;
+use ossa::iqm::{Engine, EngineWrite};
 use ossa::render::{MeshTextures, RenderOptions, View};
 use ossa::textures::{ModelTextures, PartFile};
 use ossa::{Error, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
@@ -418,12 +422,14 @@ impl Session {
         Ok(rgba)
     }
 
-    /// The model written as `format` (see [`SaveSettings`]), and what changed on the way.
-    pub fn save(
+    /// The model written as `format` (see [`SaveSettings`]): the file, then the files written
+    /// beside it (an engine's sidecars, a character's skills' CFPs), each with its name; and
+    /// what changed on the way, as `ossa convert` says it.
+    pub fn save_files(
         &self,
         format: &str,
         settings: &SaveSettings,
-    ) -> Result<(Vec<u8>, Vec<String>), Error> {
+    ) -> Result<(Vec<OutputFile>, Vec<String>), Error> {
         let target = format_by_name(format)
             .filter(|f| *f != Format::Auto)
             .ok_or_else(|| {
@@ -432,6 +438,29 @@ impl Session {
                      bmf, msh, cmx, bcf, skel, mod, dmf, dmf-json"
                 ))
             })?;
+        let stem = ossa::convert::file_stem(&self.name);
+        let extension = match format.to_ascii_lowercase().as_str() {
+            "dmf-json" => "dmf.json".to_owned(),
+            other => other.to_owned(),
+        };
+        let engine = match &settings.engine {
+            Some(name) => Some(Engine::from_name(name).ok_or_else(|| {
+                Error::invalid_argument(format!("unknown engine {name}; one of {}", Engine::NAMES))
+            })?),
+            None => None,
+        };
+        let qf = matches!(engine, Some(Engine::Qfusion | Engine::Warfork));
+        if target != Format::Iqm && (engine.is_some() || settings.sidecars || settings.player) {
+            return Err(Error::invalid_argument(format!(
+                "engine, sidecars and player are for IQM output, not {}",
+                target.name()
+            )));
+        }
+        if settings.player && !qf {
+            return Err(Error::invalid_argument(
+                "player is for the engines qfusion and warfork",
+            ));
+        }
         if let Format::Glb | Format::Gltf = target {
             let mut notes: Vec<String> = self.textures().warnings.clone();
             let export = self.model.export_gltf(&ExportOptions {
@@ -442,12 +471,83 @@ impl Session {
                 source_name: Some(self.file_name().to_owned()),
             })?;
             notes.push(export.exactness.describe());
-            return Ok((export.bytes, notes));
+            let name = format!("{stem}.{extension}");
+            return Ok((vec![file(name, export.bytes)], notes));
         }
         if settings.scale.is_some() {
             return Err(Error::invalid_argument("scale is for glTF output"));
         }
-        crate::convert::save(&self.model, target, settings)
+        if target == Format::Iqm && (engine.is_some() || settings.sidecars) {
+            return self.save_for_engine(engine, stem, settings);
+        }
+        let name = format!("{stem}.{extension}");
+        crate::convert::save(&self.model, target, settings, name)
+    }
+
+    /// `save_files` of an IQM for `engine` (or the reference compiler's, with `.framegroups`).
+    fn save_for_engine(
+        &self,
+        engine: Option<Engine>,
+        stem: &str,
+        settings: &SaveSettings,
+    ) -> Result<(Vec<OutputFile>, Vec<String>), Error> {
+        let options = crate::convert::options(settings);
+        let (prepared, mut notes) = ossa::convert::prepare(&self.model, Format::Iqm, &options)?;
+        let mut ordered = None;
+        if settings.skin_order {
+            let model = prepared.as_ref().unwrap_or(&self.model);
+            let (model, note) = ossa::convert::skin_ordered(model)?;
+            ordered = Some((model, note));
+        }
+        let model = match &ordered {
+            Some((model, _)) => model,
+            None => prepared.as_ref().unwrap_or(&self.model),
+        };
+        let qf = matches!(engine, Some(Engine::Qfusion | Engine::Warfork));
+        let player = qf && (settings.player || stem.eq_ignore_ascii_case("tris"));
+        // A player model's anims come from the animation.cfg beside it, when there is one.
+        let config = match self
+            .files
+            .find_in(dir_of(&self.name), &[ANIMATION_CFG.to_owned()])
+        {
+            Some(path) if player => {
+                let text = self.files.get(&path).unwrap_or_default();
+                let shown: std::sync::Arc<str> = path.as_str().into();
+                Some(read_player_config(text).map_err(|e| e.in_file(&shown))?)
+            }
+            _ => None,
+        };
+        let skins = if qf {
+            Vec::new()
+        } else {
+            ossa::textures::variant_texture_names(&self.textures().variants)
+        };
+        let name = if player {
+            "tris.iqm".to_owned()
+        } else {
+            format!("{stem}.iqm")
+        };
+        let set = ossa::convert::engine_files(
+            model,
+            &name,
+            &EngineWrite {
+                engine,
+                player,
+                player_config: config.as_ref(),
+                sidecars: settings.sidecars,
+            },
+            &skins,
+        )?;
+        let mut said = vec![set.line];
+        said.append(&mut notes);
+        said.extend(set.notes);
+        said.extend(ordered.map(|(_, note)| note));
+        said.extend(
+            set.findings
+                .iter()
+                .map(|f| format!("{} {}: {f}", f.kind, f.rule)),
+        );
+        Ok((set.files, said))
     }
 
     /// The model's file name, without its directories.
@@ -560,6 +660,10 @@ impl RenderSettings {
     }
 }
 
+fn file(name: String, bytes: Vec<u8>) -> OutputFile {
+    OutputFile { name, bytes }
+}
+
 /// The options of `save`, as `ossa convert` takes them (camelCase JSON; an unknown key is
 /// refused).
 #[derive(Debug, Default, Deserialize)]
@@ -575,6 +679,15 @@ pub struct SaveSettings {
     pub skin_order: bool,
     /// MM2: move rest-pose rotations and scales into the vertices.
     pub bake_scale: bool,
+    /// IQM: write what this engine loads (`darkplaces` or `xonotic`, `fte`, `qfusion`,
+    /// `warfork`), with the sidecars it reads beside the file.
+    pub engine: Option<String>,
+    /// IQM: the sidecars even where the engine does not need them (`.framegroups`, or
+    /// `animation.cfg` for qfusion and Warfork).
+    pub sidecars: bool,
+    /// IQM for qfusion or Warfork: a player model, `tris.iqm` with its `animation.cfg` (the
+    /// one among the files beside the model, when there is one).
+    pub player: bool,
 }
 
 /// The character `name` (a Sims skeleton, a suit file, or both) wearing `suit`, as `ossa

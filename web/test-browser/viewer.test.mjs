@@ -317,6 +317,25 @@ test('downloads: the .glb passes the validator, the .iqm loads again; served ove
     const again = load({ [iqmName]: iqm }, iqmName);
     assert.deepEqual([again.counts.bones, again.counts.vertices, again.scenes.length], [model.counts.bones, model.counts.vertices, model.scenes.length]);
     again.free();
+    // For an engine, the IQM and its sidecars, each a download: what the package writes.
+    assert.ok(await tab.isVisible('#engine'));
+    await tab.selectOption('#engine', 'fte');
+    await tab.check('#sidecars');
+    const downloads = [];
+    const got = new Promise((done) => {
+      tab.on('download', async (d) => {
+        downloads.push([d.suggestedFilename(), new Uint8Array(readFileSync(await d.path()))]);
+        if (downloads.length === 2) done();
+      });
+    });
+    await tab.click('#download');
+    await got;
+    const want = model.saveFiles('iqm', { engine: 'fte', sidecars: true, maxInfluences: 0, skinOrder: false, bakeScale: false });
+    // Saved as they arrive, which need not be the order they were offered in.
+    const byName = new Map(downloads);
+    assert.deepEqual([...byName.keys()].sort(), ['wsw05sdk_monada_tris.iqm', 'wsw05sdk_monada_tris.iqm.framegroups']);
+    for (const f of want) assert.ok(Buffer.from(byName.get(f.name)).equals(Buffer.from(f.bytes)), f.name);
+    assert.match(await tab.textContent('#status'), /IQM for FTE, \d+ bytes; wsw05sdk_monada_tris\.iqm\.framegroups \(\d+ scenes?\)/);
     model.free();
     assert.deepEqual(tab.errors, []);
     await tab.close();

@@ -4,7 +4,7 @@
 // software renderer draws is the same pixels as natively.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -175,6 +175,85 @@ for (const [sub, name, options, cliOptions] of models) {
     }
   });
 }
+
+test('IQM for an engine: the files ossa convert --engine writes, byte for byte', { skip }, () => {
+  const skm = join(corpus, 'skm');
+  const read = (dir, name) => new Uint8Array(readFileSync(join(dir, name)));
+  // The Warsow 0.5 SDK's player laid out as the game keeps it: models/players/monada/.
+  const player = new Map([
+    ['monada/tris.skm', read(skm, 'wsw05sdk_monada_tris.skm')],
+    ['monada/tris.skp', read(skm, 'wsw05sdk_monada_tris.skp')],
+    ['monada/animation.cfg', read(skm, 'wsw05sdk_monada_animation.cfg')],
+  ]);
+  const players = join(temp, 'players');
+  for (const [path, bytes] of player) {
+    mkdirSync(join(players, path, '..'), { recursive: true });
+    writeFileSync(join(players, path), bytes);
+  }
+  const dpm = join(corpus, 'dpm');
+  for (const [files, dir, name, options, flags, names] of [
+    [filesOf(dpm), dpm, 'xon_zombie.dpm', { engine: 'darkplaces' }, ['--engine', 'darkplaces'],
+      ['xon_zombie.iqm', 'xon_zombie.iqm.framegroups', ...[0, 1, 2, 3].map((k) => `xon_zombie.iqm_${k}.skin`)]],
+    [filesOf(dpm), dpm, 'xon_spiderbot.dpm', { engine: 'fte', sidecars: true }, ['--engine', 'fte', '--sidecars'],
+      ['xon_spiderbot.iqm', 'xon_spiderbot.iqm.framegroups']],
+    [player, players, 'monada/tris.skm', { engine: 'warfork' }, ['--engine', 'warfork'], ['tris.iqm', 'animation.cfg']],
+    [player, players, 'monada/tris.skm', { engine: 'qfusion', player: true, sidecars: true }, ['--engine', 'qfusion', '--player', '--sidecars'],
+      ['tris.iqm', 'animation.cfg']],
+  ]) {
+    const model = load(files, name, {});
+    try {
+      const saved = model.saveFiles('iqm', options);
+      assert.deepEqual(saved.map((f) => f.name), names, `${name} for ${options.engine}`);
+      assert.ok(model.lastSaveNotes[0].startsWith(`IQM for `), model.lastSaveNotes[0]);
+      // The same files from the CLI, from the same files on disk.
+      const to = join(temp, `engine-out-${options.engine}`);
+      rmSync(to, { recursive: true, force: true });
+      mkdirSync(to);
+      const r = spawnSync(cli, ['convert', join(dir, name), '-o', join(to, names[0]), ...flags], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(readdirSync(to).sort(), [...names].sort());
+      for (const f of saved) {
+        const want = readFileSync(join(to, f.name));
+        if (f.name.endsWith('.iqm')) sameFile(f.bytes, new Uint8Array(want), 'iqm', 1e-4);
+        else assert.equal(Buffer.from(f.bytes).toString('utf8'), want.toString('utf8'), f.name);
+      }
+    } finally {
+      model.free();
+    }
+  }
+  // What the engine refuses is refused, naming the rule; the options are for IQM alone.
+  const zombie = load(filesOf(join(corpus, 'dpm')), 'xon_zombie.dpm');
+  try {
+    assert.throws(() => zombie.saveFiles('dpm', { engine: 'fte' }), /engine, sidecars and player are for IQM output, not DPM/);
+    assert.throws(() => zombie.saveFiles('iqm', { engine: 'quake' }), /unknown engine quake/);
+    assert.throws(() => zombie.saveFiles('iqm', { engine: 'fte', player: true }), /player is for the engines qfusion and warfork/);
+    // save() gives the model's file alone, the same bytes.
+    const [first] = zombie.saveFiles('iqm', { engine: 'darkplaces' });
+    assert.ok(Buffer.from(zombie.save('iqm', { engine: 'darkplaces' })).equals(Buffer.from(first.bytes)));
+  } finally {
+    zombie.free();
+  }
+});
+
+test('a Sims character saved with its skills: the CMX and the CFPs ossa convert writes', { skip }, () => {
+  const dir = join(corpus, 'sims/proto1998');
+  const model = load(filesOf(dir), 'colonelsuit.CMX', { suit: 'colonel', skills: ['adult-greet01.cmx'] });
+  try {
+    const saved = model.saveFiles('cmx');
+    const out = join(temp, 'character');
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out);
+    const r = spawnSync(cli, ['convert', join(dir, 'colonelsuit.CMX'), '--suit', 'colonel', '--skills', join(dir, 'adult-greet01.cmx'), '-o', join(out, saved[0].name)], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(saved.map((f) => f.name).sort(), readdirSync(out).sort());
+    assert.equal(saved[0].name, 'colonelsuit.cmx');
+    assert.ok(saved.length >= 2 && saved.slice(1).every((f) => f.name.endsWith('.cfp')), saved.map((f) => f.name).join());
+    for (const f of saved) assert.ok(Buffer.from(f.bytes).equals(readFileSync(join(out, f.name))), f.name);
+    assert.ok(model.lastSaveNotes.some((n) => / skills?, (its|their) numbers in .*\.cfp/.test(n)), model.lastSaveNotes.join('; '));
+  } finally {
+    model.free();
+  }
+});
 
 test('ossa\'s software renderer draws the same pixels as natively, textures and all', { skip }, () => {
   for (const [sub, name, options, nativeOptions] of [

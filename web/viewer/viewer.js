@@ -589,8 +589,23 @@ function describe(info, textureWarnings) {
 // Download
 // ---------------------------------------------------------------------------------------------
 
-const extensions = { glb: 'glb', gltf: 'gltf', 'dmf-json': 'dmf.json' };
-ui.format.addEventListener('change', () => ($('scale-row').hidden = !ui.format.value.startsWith('gl')));
+ui.format.addEventListener('change', () => {
+  $('scale-row').hidden = !ui.format.value.startsWith('gl');
+  $('engine-rows').hidden = ui.format.value !== 'iqm';
+});
+
+/** Hands `bytes` to the browser as the download `name`. */
+function offer(name, bytes) {
+  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 ui.download.addEventListener('click', () => {
   if (!state.model) return;
   const format = ui.format.value;
@@ -602,19 +617,20 @@ ui.download.addEventListener('click', () => {
   };
   if (format.startsWith('gl')) options.scale = Number($('scale').value) || 1;
   else if (!['dpm', 'skm', 'skp', 'dmf', 'dmf-json', 'skel', 'mod'].includes(format)) delete options.keepOrder;
+  if (format === 'iqm') {
+    if ($('engine').value) options.engine = $('engine').value;
+    if ($('sidecars').checked) options.sidecars = true;
+    if ($('player').checked) options.player = true;
+  }
   try {
-    const bytes = state.model.save(format, options);
-    const name = `${stem(state.path)}.${extensions[format] ?? format}`;
-    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    // The model's file, then what goes beside it (an engine's sidecars, a character's CFPs),
+    // each its own download.
+    const files = state.model.saveFiles(format, options);
+    for (const f of files) offer(f.name, f.bytes);
     clearError();
-    ui.status.textContent = `${name}: ${bytes.length} bytes${state.model.lastSaveNotes.length ? `; ${state.model.lastSaveNotes.join('; ')}` : ''}`;
+    const names = files.map((f) => `${f.name}: ${f.bytes.length} bytes`).join(', ');
+    const notes = state.model.lastSaveNotes;
+    ui.status.textContent = `${names}${notes.length ? `; ${notes.join('; ')}` : ''}`;
   } catch (e) {
     showError(e);
   }

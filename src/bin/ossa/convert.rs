@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use ossa::convert::ConvertOptions;
 use ossa::iqm::engines::{ANIMATION_CFG, is_tris_iqm};
 use ossa::iqm::player::{PlayerConfig, read_player_config};
-use ossa::iqm::{Engine, EngineWrite, write_for_engine};
+use ossa::iqm::{Engine, EngineWrite};
 use ossa::{Format, LoadOptions, Model};
 
 use crate::cli::{ConvertArgs, OUTPUT_FORMATS, output_format};
@@ -339,67 +339,51 @@ fn convert_for_engine(
     } else {
         None
     };
-    let files = write_for_engine(
+    #[cfg(feature = "gltf")]
+    let skins = if qf {
+        Vec::new()
+    } else {
+        skin_variants(input, &model, job, &mut warnings)?
+    };
+    #[cfg(not(feature = "gltf"))]
+    let skins = Vec::new();
+    let iqm_name = output
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let set = ossa::convert::engine_files(
         &model,
+        &iqm_name,
         &EngineWrite {
             engine: job.engine,
             player,
             player_config: config.as_ref(),
             sidecars: job.sidecars,
         },
+        &skins,
     )?;
-    let mut written = vec![(output.to_path_buf(), files.iqm.clone())];
-    let mut line = match job.engine {
-        Some(engine) => format!(
-            "{shown}: IQM for {}, {} bytes",
-            engine.title(),
-            files.iqm.len()
-        ),
-        None => format!("{shown}: IQM, {} bytes", files.iqm.len()),
-    };
-    if let Some(text) = &files.framegroups {
-        let path = PathBuf::from(format!("{}.framegroups", output.display()));
-        let n = text.lines().count();
-        line.push_str(&format!(
-            "; {} ({n} {})",
-            path.file_name().unwrap_or_default().to_string_lossy(),
-            if n == 1 { "scene" } else { "scenes" }
-        ));
-        written.push((path, text.clone().into_bytes()));
-    }
-    if let Some(text) = &files.animation_cfg {
-        let path = output.with_file_name(ANIMATION_CFG);
-        let n = text
-            .lines()
-            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-            .count();
-        line.push_str(&format!("; {ANIMATION_CFG} ({n} anims)"));
-        written.push((path, text.clone().into_bytes()));
-    }
-    #[cfg(feature = "gltf")]
-    if !qf {
-        let skins = skin_files(input, output, &model, job, &mut warnings)?;
-        if !skins.is_empty() {
-            let n = skins.len();
-            line.push_str(&format!(
-                "; {n} .skin {} ({})",
-                if n == 1 { "file" } else { "files" },
-                (skins.iter())
-                    .map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-            written.extend(skins);
-        }
-    }
-    changes.extend(files.notes.iter().cloned());
+    // The IQM's own line names it by the path given; the sidecars go beside it.
+    let line = set.line;
+    let mut line = format!("{shown}: {line}");
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let written: Vec<(PathBuf, Vec<u8>)> = (set.files.into_iter().enumerate())
+        .map(|(k, f)| {
+            let path = if k == 0 {
+                output.to_path_buf()
+            } else {
+                dir.join(&f.name)
+            };
+            (path, f.bytes)
+        })
+        .collect();
+    changes.extend(set.notes);
     for change in changes {
         line.push_str("; ");
         line.push_str(&change);
     }
     warnings.extend(
-        files
-            .findings
+        set.findings
             .iter()
             .map(|f| format!("{shown}: {} {}: {f}", f.kind, f.rule)),
     );
@@ -420,36 +404,20 @@ fn convert_for_engine(
     Ok(Converted { line, warnings })
 }
 
-/// The `.skin` files beside `input` (DarkPlaces' `MODEL_N.skin`), as `OUTPUT_N.skin` files for
-/// the IQM: a line per mesh a file gives a texture, naming the mesh as the IQM does (a DPM's
-/// mesh by its shader, which its own `.skin` lines named), so that DarkPlaces and FTE find them.
+/// The `.skin` files beside `input` (DarkPlaces' `MODEL_N.skin`): per file, per mesh, the
+/// texture it names, for [`ossa::convert::engine_files`] to write again beside the IQM.
 #[cfg(feature = "gltf")]
-fn skin_files(
+fn skin_variants(
     input: &Path,
-    output: &Path,
     model: &Model,
     job: &Job,
     warnings: &mut Vec<String>,
-) -> Result<Vec<(PathBuf, Vec<u8>)>, ossa::Error> {
+) -> Result<Vec<Vec<Option<String>>>, ossa::Error> {
     let (variants, found) =
         ossa::textures::skin_files_beside(model, input, None, job.sources.options.max_bytes)?;
     let name = input.file_name().unwrap_or_default().to_string_lossy();
     warnings.extend(found.iter().map(|w| format!("{name}: {w}")));
-    Ok(variants
-        .iter()
-        .enumerate()
-        .map(|(k, v)| {
-            let mut text = String::new();
-            for (mesh, texture) in model.meshes().iter().zip(&v.meshes) {
-                if let Some(t) = texture {
-                    let mesh = ossa::iqm::written_mesh_name(mesh);
-                    text.push_str(&format!("{mesh},{}\n", t.name));
-                }
-            }
-            let path = PathBuf::from(format!("{}_{k}.skin", output.display()));
-            (path, text.into_bytes())
-        })
-        .collect())
+    Ok(ossa::textures::variant_texture_names(&variants))
 }
 
 /// The player config a player model's anims come from: --animation-cfg, else `animation.cfg`
@@ -485,18 +453,8 @@ fn write_cfps(output: &Path, cfps: &[(String, Vec<u8>)]) -> Result<Option<String
             ossa::Error::io(format!("{}: cannot write: {e}", path.display()), Some(e))
         })?;
     }
-    Ok(match cfps {
-        [] => None,
-        [(one, _)] => Some(format!("1 skill, its numbers in {one}")),
-        [rest @ .., (last, _)] => {
-            let names: Vec<&str> = rest.iter().map(|(n, _)| n.as_str()).collect();
-            Some(format!(
-                "{} skills, their numbers in {} and {last}",
-                cfps.len(),
-                names.join(", ")
-            ))
-        }
-    })
+    let names: Vec<&str> = cfps.iter().map(|(n, _)| n.as_str()).collect();
+    Ok(ossa::convert::describe_cfps(&names))
 }
 
 /// The output's file name for `input` written as `target`: its stem and the target's extension.

@@ -173,13 +173,7 @@ pub fn model_stem(input: &Path) -> String {
     let name = input
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let lower = name.to_ascii_lowercase();
-    let stem_len = if lower.ends_with(".cmx.bcf") {
-        name.len() - ".cmx.bcf".len()
-    } else {
-        name.rfind('.').filter(|&dot| dot > 0).unwrap_or(name.len())
-    };
-    name.get(..stem_len).unwrap_or(&name).to_owned()
+    ossa::convert::file_stem(&name).to_owned()
 }
 
 /// A path whose last part holds `*` or `?` and that names no file: a pattern the shell left.
