@@ -961,6 +961,41 @@ impl Model {
         Ok(model)
     }
 
+    /// The model with `meshes` in place of its own, over the same skeleton (shared, not copied
+    /// or checked again). For a new order of the model's own vertices and triangles, which
+    /// leaves the bones, frames and poses alone: the meshes hold what the model's held, checked
+    /// when it was made, so only debug builds check them again. Warnings and source bytes are
+    /// left out, as [`Model::to_parts`] leaves them.
+    pub(crate) fn with_reordered_meshes(&self, meshes: Vec<MeshParts>) -> Model {
+        #[cfg(debug_assertions)]
+        {
+            let slots = (self.unbound.as_ref()).map_or(self.skeleton.bones.len(), BoneSlots::count);
+            for mesh in &meshes {
+                debug_assert_eq!(
+                    check_mesh(mesh, slots, self.materials.len()).map_err(|e| e.to_string()),
+                    Ok(())
+                );
+            }
+            debug_assert!(check_influence_magnitudes(&meshes).is_ok());
+        }
+        let mut model = Model::with_skeleton(
+            Arc::clone(&self.skeleton),
+            meshes,
+            self.format,
+            self.unbound.clone(),
+        );
+        model.up_axis = self.up_axis;
+        model.handedness = self.handedness;
+        model.extent = self.extent;
+        model.textures = self.textures.clone();
+        model.materials = self.materials.clone();
+        model.suits = self.suits.clone();
+        model.source_version = self.source_version;
+        model.frame_format = self.frame_format;
+        model.kept = self.kept.clone();
+        model
+    }
+
     /// Meshes over a (possibly shared) skeleton, with what depends on both: the skinning layouts
     /// and the bind pose's bounds.
     fn with_skeleton(
@@ -1153,26 +1188,7 @@ impl Model {
             frame_format: self.frame_format,
             textures: self.textures.clone(),
             materials: self.materials.clone(),
-            meshes: self
-                .meshes
-                .iter()
-                .map(|m| MeshParts {
-                    name: m.name.clone(),
-                    shader: m.shader.clone(),
-                    influence_start: m.influence_start.clone(),
-                    influences: m.influences.clone(),
-                    indices: m.indices.clone(),
-                    texcoords: m.texcoords.clone(),
-                    group_ids: m.group_ids.clone(),
-                    references: m.references.clone(),
-                    material: m.material,
-                    colors: m.colors.clone(),
-                    bind_positions: m.bind_positions.clone(),
-                    bind_normals: m.bind_normals.clone(),
-                    msh: m.msh.clone(),
-                    skins: m.skins.clone(),
-                })
-                .collect(),
+            meshes: self.mesh_parts(),
             up_axis: self.up_axis,
             handedness: self.handedness,
             extent: self.extent,
@@ -1181,6 +1197,28 @@ impl Model {
             source: None,
             kept: self.kept.clone(),
         }
+    }
+
+    /// The meshes of [`Model::to_parts`].
+    pub(crate) fn mesh_parts(&self) -> Vec<MeshParts> {
+        (self.meshes.iter())
+            .map(|m| MeshParts {
+                name: m.name.clone(),
+                shader: m.shader.clone(),
+                influence_start: m.influence_start.clone(),
+                influences: m.influences.clone(),
+                indices: m.indices.clone(),
+                texcoords: m.texcoords.clone(),
+                group_ids: m.group_ids.clone(),
+                references: m.references.clone(),
+                material: m.material,
+                colors: m.colors.clone(),
+                bind_positions: m.bind_positions.clone(),
+                bind_normals: m.bind_normals.clone(),
+                msh: m.msh.clone(),
+                skins: m.skins.clone(),
+            })
+            .collect()
     }
 
     /// The same model with more warnings (from its sidecar files).
@@ -1536,7 +1574,12 @@ fn check_magnitudes(parts: &ModelParts) -> Result<()> {
     parts
         .poses
         .check_chained(&parts.bones, &parts.frames, parts.pose_magnitudes)?;
-    for (m, mesh) in parts.meshes.iter().enumerate() {
+    check_influence_magnitudes(&parts.meshes)
+}
+
+/// The influences' part of [`check_magnitudes`].
+fn check_influence_magnitudes(meshes: &[MeshParts]) -> Result<()> {
+    for (m, mesh) in meshes.iter().enumerate() {
         // One pass without branches (a float's magnitude orders as its bits, a NaN above every
         // number); the influence is looked for only when some value is out of range.
         // Eight lanes, one an influence's 32 bytes (the bone's lane held at 0): one vector max

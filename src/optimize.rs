@@ -61,6 +61,12 @@ pub struct OptimizeReport {
 
 /// Vertex-cache misses of an index list in a FIFO cache of `size` entries.
 pub fn cache_misses(indices: &[u32], size: usize) -> usize {
+    // A table over the vertex numbers, where they are not many more than the indices (a mesh's
+    // are fewer): one look-up an index instead of a search of the ring.
+    let most = indices.iter().max().map_or(0, |&m| m as usize);
+    if size > 0 && most < indices.len().saturating_mul(4).max(4096) {
+        return misses_by_stamp(indices, size, most + 1);
+    }
     match size {
         0 => indices.len(),
         // The size the reports use, its search unrolled.
@@ -93,6 +99,31 @@ fn misses_in_ring<R: AsMut<[u32]>>(indices: &[u32], mut ring: R) -> usize {
         if next == size {
             next = 0;
         }
+    }
+    misses
+}
+
+/// The misses of a FIFO cache of `size`, from when each vertex last entered it: the cache
+/// drops its entries in the order they came, so a vertex is still in it while fewer than `size`
+/// misses have come after its own. `count`: more than the largest index.
+fn misses_by_stamp(indices: &[u32], size: usize, count: usize) -> usize {
+    // The miss count at which the vertex leaves the cache: `size` more than just after it came
+    // in; 0 for one that never did. Kept so, a hit is one compare with the running count, the
+    // only link from one index to the next.
+    let mut leaves = vec![0usize; count];
+    let mut misses = 0usize;
+    for &i in indices {
+        let Some(l) = leaves.get_mut(i as usize) else {
+            continue;
+        };
+        // No branch on the hit, which would be mispredicted about once a triangle.
+        let miss = *l <= misses;
+        misses += usize::from(miss);
+        *l = if miss {
+            misses.saturating_add(size)
+        } else {
+            *l
+        };
     }
     misses
 }
@@ -262,12 +293,16 @@ fn forsyth_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
 fn first_use_order(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     let mut map = vec![u32::MAX; vertex_count];
     let mut next = 0u32;
-    for &i in indices
-        .iter()
-        .chain(&(0..vertex_count as u32).collect::<Vec<_>>())
-    {
+    for &i in indices {
         if map[i as usize] == u32::MAX {
             map[i as usize] = next;
+            next += 1;
+        }
+    }
+    // Vertices no triangle uses keep their order, after the others.
+    for slot in &mut map {
+        if *slot == u32::MAX {
+            *slot = next;
             next += 1;
         }
     }
@@ -338,8 +373,15 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
         HashMap::with_capacity_and_hasher(vc.min(1 << 16), BuildHasherDefault::default());
     let mut first_vertex: Vec<u32> = Vec::new();
     let mut set_of = vec![0u32; vc];
+    // The set of the vertex before in first-use order: neighbours mostly share one (a one-bone
+    // mesh has a single set), found so without hashing.
+    let mut last: Option<u32> = None;
     for &v in &by_rank {
         let v = v as usize;
+        if let Some(s) = last.filter(|&s| same(first_vertex[s as usize] as usize, v)) {
+            set_of[v] = s;
+            continue;
+        }
         let mut h = hash_of(v);
         let set = loop {
             match found.get(&h) {
@@ -354,14 +396,21 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
             }
         };
         set_of[v] = set;
+        last = Some(set);
     }
     // Per set: where its blended vertices go next, then where its direct ones do.
     let sets = first_vertex.len();
     let mut blended = vec![0u32; sets];
     let mut count = vec![0u32; sets];
-    for (v, &s) in set_of.iter().enumerate() {
-        count[s as usize] += 1;
-        blended[s as usize] += u32::from(!direct[v]);
+    // Counted a run of one set at a time in registers: a count kept in memory is a chain of
+    // stores and loads from one vertex to the next (a one-bone mesh is a single run).
+    let mut v = 0;
+    while v < vc {
+        let s = set_of[v];
+        let end = (v..vc).find(|&u| set_of[u] != s).unwrap_or(vc);
+        count[s as usize] += (end - v) as u32;
+        blended[s as usize] += direct[v..end].iter().map(|&d| u32::from(!d)).sum::<u32>();
+        v = end;
     }
     let mut next_blended = vec![0u32; sets];
     let mut next_direct = vec![0u32; sets];
@@ -372,15 +421,30 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
         at += count[s];
     }
     let mut map = vec![0u32; vc];
+    // The number the current set's next vertex takes, in a register while the set (and whether
+    // it is skinned directly) stays the same, as it does along runs.
+    let mut at: Option<((usize, bool), u32)> = None;
     for &v in &by_rank {
-        let s = set_of[v as usize] as usize;
-        let next = if direct[v as usize] {
-            &mut next_direct[s]
-        } else {
-            &mut next_blended[s]
+        let key = (set_of[v as usize] as usize, direct[v as usize]);
+        let next = match at {
+            Some((k, n)) if k == key => n,
+            _ => {
+                if let Some(((s, d), n)) = at {
+                    *(if d {
+                        &mut next_direct[s]
+                    } else {
+                        &mut next_blended[s]
+                    }) = n;
+                }
+                if key.1 {
+                    next_direct[key.0]
+                } else {
+                    next_blended[key.0]
+                }
+            }
         };
-        map[v as usize] = *next;
-        *next += 1;
+        map[v as usize] = next;
+        at = Some((key, next + 1));
     }
     map
 }
@@ -433,9 +497,20 @@ impl Model {
     /// A copy with the optimisations of `flags` (`OPTIMIZE_*`) applied, and what they changed.
     /// Poses, bind mesh and skinning are unchanged, up to the order of vertices and triangles.
     pub fn optimized(&self, flags: u32) -> Result<(Model, OptimizeReport)> {
-        let mut parts: ModelParts = self.to_parts();
+        // An order of vertices or triangles leaves the skeleton as it is: the new model shares
+        // it, and only its meshes are copied (the poses of a long animation are most of a
+        // model), not checked again (they hold what the model's held, in another order).
+        let bones_stay = flags & (OPTIMIZE_UNUSED_BONES | OPTIMIZE_BONE_ORDER) == 0;
+        let mut parts: ModelParts = if bones_stay {
+            ModelParts {
+                meshes: self.mesh_parts(),
+                ..ModelParts::new(self.format())
+            }
+        } else {
+            self.to_parts()
+        };
         let mut report = OptimizeReport {
-            bones_before: parts.bones.len() as u32,
+            bones_before: self.bones().len() as u32,
             acmr_before: acmr(&parts.meshes),
             ..OptimizeReport::default()
         };
@@ -521,7 +596,11 @@ impl Model {
                 reorder_bones(&mut parts, &order);
             }
         }
-        report.bones_after = parts.bones.len() as u32;
+        report.bones_after = if bones_stay {
+            report.bones_before
+        } else {
+            parts.bones.len() as u32
+        };
         // Renumbering vertices is one to one, which leaves every cache hit and miss as it was:
         // only a new triangle order changes the misses.
         report.acmr_after = if flags & OPTIMIZE_TRIANGLE_ORDER != 0 {
@@ -529,7 +608,12 @@ impl Model {
         } else {
             report.acmr_before
         };
-        Ok((Model::from_parts(parts)?, report))
+        let model = if bones_stay {
+            self.with_reordered_meshes(parts.meshes)
+        } else {
+            Model::from_parts(parts)?
+        };
+        Ok((model, report))
     }
 }
 
@@ -859,6 +943,11 @@ mod cache_tests {
                     "range {range}, size {size}"
                 );
             }
+        }
+        // Vertex numbers far apart (as a list's own numbers would not be): the ring's search.
+        let sparse: Vec<u32> = (0..3000).map(|_| next(40) * 25_000).collect();
+        for size in [1, 3, 16, 32] {
+            assert_eq!(cache_misses(&sparse, size), misses_plainly(&sparse, size));
         }
         // Every u32 may be an index, u32::MAX too (no number is free to mark empty entries).
         let edge = [u32::MAX, 0, u32::MAX, 7, u32::MAX - 1, 0, u32::MAX];

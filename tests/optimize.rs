@@ -146,6 +146,36 @@ fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
 }
 
 #[test]
+fn orders_that_leave_the_bones_share_the_skeleton_and_the_rest_copy_it() {
+    let model = TubeRig {
+        rings_per_bone: 6,
+        sides: 12,
+        ..TubeRig::default()
+    }
+    .build()
+    .unwrap();
+    for flags in [
+        OPTIMIZE_TRIANGLE_ORDER,
+        OPTIMIZE_VERTEX_ORDER | OPTIMIZE_SKIN_ORDER,
+        OPTIMIZE_SKIN_ORDER,
+    ] {
+        let (ordered, report) = model.optimized(flags).unwrap();
+        assert!(ordered.shares_skeleton(&model), "flags {flags:#x}");
+        assert_eq!(report.bones_before, report.bones_after);
+        assert_eq!(drawn(&ordered), drawn(&model), "flags {flags:#x}");
+        assert_eq!(
+            (ordered.format(), ordered.up_axis(), ordered.frames().len()),
+            (model.format(), model.up_axis(), model.frames().len())
+        );
+    }
+    for flags in [OPTIMIZE_UNUSED_BONES, OPTIMIZE_BONE_ORDER, OPTIMIZE_ALL] {
+        let (ordered, _) = model.optimized(flags).unwrap();
+        assert!(!ordered.shares_skeleton(&model), "flags {flags:#x}");
+        assert_eq!(drawn(&ordered), drawn(&model), "flags {flags:#x}");
+    }
+}
+
+#[test]
 fn a_corpus_model_optimises_and_saves() {
     let path = corpus_dir().join("dpm/xon_zombie.dpm");
     let Ok(bytes) = std::fs::read(&path) else {
