@@ -13,8 +13,12 @@
 //! whichever range it is skinned in and however it is reached.
 
 mod f4;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod plan;
 mod portable;
+#[cfg(target_arch = "x86_64")]
+mod simd4;
 mod whole;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -573,12 +577,29 @@ pub(crate) fn overlaps(g: &Group, first: u32, end: u32) -> bool {
     g.hi >= first && g.lo < end
 }
 
-/// Walks a job's plan: bone groups' runs, then palette sets' (each set's blend kept in
-/// `table`), then the stretches, then the vertices skinned influence by influence. Inlined into
-/// each kernel's entry, where the kernel's CPU features are on. `table` has
+/// Skins `job` with `b` into `out` ([`walk`] with `normals` and `unit` made constants). Inlined
+/// into each kernel's entry, where the kernel's CPU features are on. `table` has
 /// [`SkinPlan::table_len`] slots.
 #[inline(always)]
-pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
+pub(crate) fn drive<B: Backend>(
+    b: &B,
+    job: &Job,
+    table: &mut [Slot],
+    normals: bool,
+    unit: bool,
+    out: &mut B::Out,
+) {
+    match (normals, unit) {
+        (true, true) => walk::<_, true, true>(b, job, table, out),
+        (true, false) => walk::<_, true, false>(b, job, table, out),
+        _ => walk::<_, false, false>(b, job, table, out),
+    }
+}
+
+/// Walks a job's plan: bone groups' runs, then palette sets' (each set's blend kept in
+/// `table`), then the stretches, then the vertices skinned influence by influence.
+#[inline(always)]
+fn walk<B: Backend, const NORMALS: bool, const UNIT: bool>(
     b: &B,
     job: &Job,
     table: &mut [Slot],
