@@ -166,3 +166,125 @@ mod sse2 {
         );
     }
 }
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use std::arch::wasm32::*;
+
+    use super::Lanes;
+
+    // The module is built with SIMD128 (`target_feature = "simd128"`), which every engine that
+    // instantiates it has: a module using instructions an engine lacks fails to compile there.
+    impl Lanes for v128 {
+        #[inline(always)]
+        fn zero() -> Self {
+            f32x4_splat(0.0)
+        }
+        #[inline(always)]
+        fn splat(x: f32) -> Self {
+            f32x4_splat(x)
+        }
+        #[inline(always)]
+        unsafe fn load(at: *const f32) -> Self {
+            // SAFETY: the caller's contract: 16 readable bytes (WebAssembly's loads need no
+            // alignment).
+            unsafe { v128_load(at.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn load_unaligned(at: *const f32) -> Self {
+            // SAFETY: the caller's contract: 16 readable bytes.
+            unsafe { v128_load(at.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, at: *mut u8) {
+            // SAFETY: the caller's contract: 16 writable bytes.
+            unsafe { v128_store(at.cast(), self) }
+        }
+        #[inline(always)]
+        unsafe fn store_low(self, at: *mut u8) {
+            // SAFETY: the caller's contract: 8 writable bytes.
+            unsafe { v128_store64_lane::<0>(self, at.cast()) }
+        }
+        #[inline(always)]
+        unsafe fn store_high(self, at: *mut u8) {
+            // SAFETY: the caller's contract: 8 writable bytes.
+            unsafe { v128_store64_lane::<1>(self, at.cast()) }
+        }
+        #[inline(always)]
+        fn add(self, o: Self) -> Self {
+            f32x4_add(self, o)
+        }
+        #[inline(always)]
+        fn mul(self, o: Self) -> Self {
+            f32x4_mul(self, o)
+        }
+        #[inline(always)]
+        fn div(self, o: Self) -> Self {
+            f32x4_div(self, o)
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            f32x4_sqrt(self)
+        }
+        #[inline(always)]
+        fn first(self) -> f32 {
+            f32x4_extract_lane::<0>(self)
+        }
+        #[inline(always)]
+        fn gt(self, o: Self) -> Self {
+            f32x4_gt(self, o)
+        }
+        #[inline(always)]
+        fn select(mask: Self, yes: Self, no: Self) -> Self {
+            v128_bitselect(yes, no, mask)
+        }
+        #[inline(always)]
+        fn clear3(self) -> Self {
+            i32x4_replace_lane::<3>(self, 0)
+        }
+        #[inline(always)]
+        fn shuffle<const M: i32>(a: Self, b: Self) -> Self {
+            // Lane indices cannot be computed from `M` in a generic (a const argument may only
+            // name it), so each mask the kernel uses is spelled out; `b`'s lanes are 4 to 7.
+            const {
+                assert!(
+                    matches!(
+                        M,
+                        0x00 | 0x55
+                            | 0xAA
+                            | 0xFF
+                            | 0xA0
+                            | 0x5F
+                            | 0x84
+                            | 0x48
+                            | 0x88
+                            | 0x44
+                            | 0xE4
+                            | 0xEE
+                    ),
+                    "a shuffle mask the SIMD128 lanes do not spell out"
+                )
+            };
+            match M {
+                0x00 => i32x4_shuffle::<0, 0, 4, 4>(a, b),
+                0x55 => i32x4_shuffle::<1, 1, 5, 5>(a, b),
+                0xAA => i32x4_shuffle::<2, 2, 6, 6>(a, b),
+                0xFF => i32x4_shuffle::<3, 3, 7, 7>(a, b),
+                0xA0 => i32x4_shuffle::<0, 0, 6, 6>(a, b),
+                0x5F => i32x4_shuffle::<3, 3, 5, 5>(a, b),
+                0x84 => i32x4_shuffle::<0, 1, 4, 6>(a, b),
+                0x48 => i32x4_shuffle::<0, 2, 4, 5>(a, b),
+                0x88 => i32x4_shuffle::<0, 2, 4, 6>(a, b),
+                0x44 => i32x4_shuffle::<0, 1, 4, 5>(a, b),
+                0xE4 => i32x4_shuffle::<0, 1, 6, 7>(a, b),
+                _ => i32x4_shuffle::<2, 3, 6, 7>(a, b), // 0xEE, as the assertion leaves
+            }
+        }
+        two_lane_pairs!(
+            i32x4_shuffle::<0, 4, 1, 5>,
+            i32x4_shuffle::<2, 6, 3, 7>,
+            i32x4_shuffle::<0, 1, 4, 5>,
+            i32x4_shuffle::<6, 7, 2, 3>
+        );
+    }
+}
