@@ -14,9 +14,10 @@
 //! those elements. A run's last block overlaps the one before it rather than running past the
 //! run, and writes the same bits again.
 //!
-//! The x86-64 AVX2 kernel shares the storing half ([`Four`], [`run4`], [`store4`], [`emit`]),
-//! so nothing the AVX2 kernel reaches from here has a closure: a closure is compiled without
-//! the kernel's CPU features, and the intrinsics inside it would become calls.
+//! The x86-64 AVX2 kernel shares the storing half ([`Four`], [`run4`], which stores through
+//! [`store4`], and [`emit`]), so nothing the AVX2 kernel reaches from here has a closure: a
+//! closure is compiled without the kernel's CPU features, and the intrinsics inside it would
+//! become calls.
 
 use std::marker::PhantomData;
 

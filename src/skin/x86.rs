@@ -500,7 +500,7 @@ impl Avx2<'_> {
     }
 }
 
-/// [`pack3`] in both 128-bit lanes: four vertices' x, y, z a lane as three registers of
+/// `simd4::pack3` in both 128-bit lanes: four vertices' x, y, z a lane as three registers of
 /// packed 12-byte elements, each lane's 48 bytes.
 #[inline(always)]
 fn pack3_256([x, y, z]: [__m256; 3]) -> [__m256; 3] {
@@ -520,7 +520,7 @@ fn pack3_256([x, y, z]: [__m256; 3]) -> [__m256; 3] {
     }
 }
 
-/// [`pack6`] in both 128-bit lanes: four vertices' triples `a` and `b` a lane as six
+/// `simd4::pack6` in both 128-bit lanes: four vertices' triples `a` and `b` a lane as six
 /// registers of 24-byte elements `a b`, each lane's 96 bytes.
 #[inline(always)]
 fn pack6_256([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6] {
@@ -540,7 +540,7 @@ fn pack6_256([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6
     }
 }
 
-/// [`unit4`] of the normals in the upper lanes of rows `[p | n]`, the positions left alone.
+/// `simd4::unit4` of the normals in the upper lanes of rows `[p | n]`, the positions left alone.
 #[inline(always)]
 fn unit_upper([x, y, z]: [__m256; 3]) -> [__m256; 3] {
     // SAFETY: runs only inside avx2(), where AVX is present.
