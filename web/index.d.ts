@@ -152,6 +152,10 @@ export type PoseOf =
   | { scene: number | string; time?: number }
   | { frames: ArrayLike<number>; weights: ArrayLike<number> };
 
+/** The skinning kernel: `simd128` (WebAssembly SIMD, the default) or `portable` (plain code);
+ * both give the same bits. An empty string is the default. */
+export type SkinKernel = 'simd128' | 'portable' | '';
+
 export interface Skinned {
   /** 3 floats a vertex. */
   positions: Float32Array;
@@ -233,11 +237,11 @@ export class Model {
   /** Model-space bone matrices, 12 floats a bone (row-major 3x4). */
   pose(what?: PoseOf): Float32Array;
   sceneBlend(scene: number | string, time: number): { frame: number; weight: number }[];
-  skin(pose: Float32Array, options: { mesh: number; normalize?: boolean; normals?: boolean }): Skinned;
-  skin(pose: Float32Array, options?: { normalize?: boolean; normals?: boolean }): Skinned[];
+  skin(pose: Float32Array, options: { mesh: number; normalize?: boolean; normals?: boolean; kernel?: SkinKernel }): Skinned;
+  skin(pose: Float32Array, options?: { normalize?: boolean; normals?: boolean; kernel?: SkinKernel }): Skinned[];
   /** Every mesh skinned in one call, as views of the module's memory valid until the next call into ossa. */
-  skinViews(pose: Float32Array, normalize?: boolean): { positions: Float32Array; normals: Float32Array }[];
-  skinInto(mesh: number, pose: Float32Array, positions: Float32Array, normals?: Float32Array | null, normalize?: boolean): void;
+  skinViews(pose: Float32Array, normalize?: boolean, kernel?: SkinKernel): { positions: Float32Array; normals: Float32Array }[];
+  skinInto(mesh: number, pose: Float32Array, positions: Float32Array, normals?: Float32Array | null, normalize?: boolean, kernel?: SkinKernel): void;
   indices(mesh: number): Uint32Array;
   texcoords(mesh: number): Float32Array | null;
   colors(mesh: number): Uint8Array | null;

@@ -213,16 +213,17 @@ export class Model {
 
   /** Skins every mesh (or mesh `options.mesh` alone) at `pose` (from `pose()`): per mesh
    * `{positions, normals}`, Float32Arrays of 3 floats a vertex. `options.normalize` (default
-   * true): unit normals; `options.normals` false: positions alone. */
+   * true): unit normals; `options.normals` false: positions alone; `options.kernel`: the
+   * skinning kernel, `'simd128'` (the default) or `'portable'`, which give the same bits. */
   skin(pose, options = {}) {
-    const { mesh, normalize = true, normals = true } = options;
+    const { mesh, normalize = true, normals = true, kernel = '' } = options;
     if (mesh !== undefined) {
       const n = this.#raw.vertexCount(mesh) * 3;
       const out = { positions: new Float32Array(n), normals: normals ? new Float32Array(n) : null };
-      this.skinInto(mesh, pose, out.positions, out.normals, normalize);
+      this.skinInto(mesh, pose, out.positions, out.normals, normalize, kernel);
       return out;
     }
-    return this.skinViews(pose, normalize).map((v) => ({
+    return this.skinViews(pose, normalize, kernel).map((v) => ({
       positions: v.positions.slice(),
       normals: normals ? v.normals.slice() : null,
     }));
@@ -230,9 +231,10 @@ export class Model {
 
   /** Skins every mesh at `pose` in one call, without copies: per mesh `{positions, normals}`
    * as views of the module's memory, valid only until the next call into ossa (copy them
-   * first: `attribute.array.set(view.positions)`). For drawing every frame. */
-  skinViews(pose, normalize = true) {
-    const at = call(() => this.#raw.skinAll(pose, normalize));
+   * first: `attribute.array.set(view.positions)`). For drawing every frame. `kernel`: as
+   * for `skin`. */
+  skinViews(pose, normalize = true, kernel = '') {
+    const at = call(() => this.#raw.skinAll(pose, normalize, kernel));
     const views = [];
     let offset = at;
     for (const m of this.#info.meshes) {
@@ -247,9 +249,9 @@ export class Model {
   }
 
   /** Skins mesh `mesh` at `pose` into the caller's Float32Arrays (3 floats a vertex; `normals`
-   * may be null). */
-  skinInto(mesh, pose, positions, normals = null, normalize = true) {
-    call(() => this.#raw.skinInto(mesh, pose, normalize, positions, normals ?? new Float32Array(0)));
+   * may be null). `kernel`: as for `skin`. */
+  skinInto(mesh, pose, positions, normals = null, normalize = true, kernel = '') {
+    call(() => this.#raw.skinInto(mesh, pose, normalize, positions, normals ?? new Float32Array(0), kernel));
   }
 
   /** Mesh `mesh`'s triangles: three vertex indices each. */

@@ -6,15 +6,26 @@
 //! (their bone's, or the blend of their bones' for a set of influences shared by many vertices),
 //! so that a call transforms each vertex once, and cut into runs of consecutive vertices that
 //! kernels transform several at a time, reading a one-influence vertex's influence where the
-//! mesh keeps it. Kernels ([`Kernel`]) do the arithmetic: a portable one,
-//! and on x86-64 SSE2 (always there), AVX2 with FMA and AVX-512 (detected at run time). SSE2
-//! computes exactly what the portable kernel computes; AVX2 rounds fewer times (FMA), and AVX-512
-//! gives AVX2's bits sixteen vertices at a time. Every kernel gives a vertex the same bits
-//! whichever range it is skinned in and however it is reached.
+//! mesh keeps it. Kernels ([`Kernel`]) do the arithmetic: a portable one, on x86-64 SSE2
+//! (always there), AVX2 with FMA and AVX-512 (detected at run time), and in WebAssembly built
+//! with SIMD128 a kernel over its 128-bit registers. SSE2 and SIMD128 are one four-lane kernel
+//! (`simd4`) that computes exactly what the portable kernel computes; AVX2 rounds fewer times
+//! (FMA), and AVX-512 gives AVX2's bits sixteen vertices at a time. Every kernel gives a vertex
+//! the same bits whichever range it is skinned in and however it is reached.
 
 mod f4;
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+mod lanes;
 mod plan;
 mod portable;
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+mod simd4;
 mod whole;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -51,8 +62,14 @@ pub trait SkinTarget {
 /// The addresses of a target's elements: element `i`'s position is the 12 bytes at
 /// `positions + i * position_stride`, its normal the 12 at `normals + i * normal_stride` (no
 /// normals when null), for `i < capacity`. Made only inside ossa, from buffers it has checked.
-/// Only the x86-64 kernels read it (elsewhere the portable kernel writes through `put`).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+/// Only the SIMD kernels read it (the portable kernel writes through `put`).
+#[cfg_attr(
+    not(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
+    allow(dead_code)
+)]
 pub struct RawTarget<'a> {
     positions: *mut u8,
     position_stride: usize,
@@ -279,11 +296,20 @@ pub enum Kernel {
     /// x86-64 AVX-512 (F and VL) with FMA: AVX2's operations in AVX2's order, so AVX2's bits,
     /// with a run's vertices sixteen at a time and a blend in one 512-bit register.
     Avx512,
+    /// WebAssembly SIMD128, four lanes, in a module built with it (`target_feature = "simd128"`):
+    /// the SSE2 kernel's code over WebAssembly's registers, so the portable kernel's bits.
+    Simd128,
 }
 
 impl Kernel {
-    /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 4] = [Kernel::Portable, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512];
+    /// Every kernel, slowest first (of those on one CPU).
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Portable,
+        Kernel::Sse2,
+        Kernel::Simd128,
+        Kernel::Avx2,
+        Kernel::Avx512,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -291,6 +317,7 @@ impl Kernel {
             Kernel::Sse2 => "sse2",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
+            Kernel::Simd128 => "simd128",
         }
     }
 
@@ -312,6 +339,10 @@ impl Kernel {
                     && std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512vl")
             }
+            // An engine without SIMD128 refuses the whole module, so a module built with it
+            // runs it wherever it runs.
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => true,
             #[allow(unreachable_patterns)]
             _ => false,
         }
@@ -328,7 +359,8 @@ impl Kernel {
     }
 
     /// The kernel [`Model::skin_mesh`] uses: the one `OSSA_SKIN_KERNEL` names (`portable`,
-    /// `sse2`, `avx2`, `avx512`) when this CPU runs it, else [`Kernel::best`]. Read once per process.
+    /// `sse2`, `avx2`, `avx512`, `simd128`) when this CPU runs it, else [`Kernel::best`]. Read
+    /// once per process.
     pub fn selected() -> Kernel {
         static SELECTED: OnceLock<Kernel> = OnceLock::new();
         *SELECTED.get_or_init(|| {
@@ -573,12 +605,29 @@ pub(crate) fn overlaps(g: &Group, first: u32, end: u32) -> bool {
     g.hi >= first && g.lo < end
 }
 
-/// Walks a job's plan: bone groups' runs, then palette sets' (each set's blend kept in
-/// `table`), then the stretches, then the vertices skinned influence by influence. Inlined into
-/// each kernel's entry, where the kernel's CPU features are on. `table` has
+/// Skins `job` with `b` into `out` ([`walk`] with `normals` and `unit` made constants). Inlined
+/// into each kernel's entry, where the kernel's CPU features are on. `table` has
 /// [`SkinPlan::table_len`] slots.
 #[inline(always)]
-pub(crate) fn drive<B: Backend, const NORMALS: bool, const UNIT: bool>(
+pub(crate) fn drive<B: Backend>(
+    b: &B,
+    job: &Job,
+    table: &mut [Slot],
+    normals: bool,
+    unit: bool,
+    out: &mut B::Out,
+) {
+    match (normals, unit) {
+        (true, true) => walk::<_, true, true>(b, job, table, out),
+        (true, false) => walk::<_, true, false>(b, job, table, out),
+        _ => walk::<_, false, false>(b, job, table, out),
+    }
+}
+
+/// Walks a job's plan: bone groups' runs, then palette sets' (each set's blend kept in
+/// `table`), then the stretches, then the vertices skinned influence by influence.
+#[inline(always)]
+fn walk<B: Backend, const NORMALS: bool, const UNIT: bool>(
     b: &B,
     job: &Job,
     table: &mut [Slot],
@@ -732,19 +781,37 @@ fn run<T: SkinTarget + ?Sized>(
         table.resize(len, Slot::default());
     }
     let slots = table.get_mut(..len).unwrap_or_default();
-    #[cfg(target_arch = "x86_64")]
-    let raw = if kernel != Kernel::Portable {
-        target.raw()
-    } else {
-        None
-    };
-    #[cfg(target_arch = "x86_64")]
-    if let Some(mut raw) = raw {
-        x86::run(kernel, job, slots, normals, unit, &mut raw);
-    } else {
-        portable::run(job, slots, normals, unit, target);
+    #[cfg(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
+    {
+        let raw = if kernel != Kernel::Portable {
+            target.raw()
+        } else {
+            None
+        };
+        if let Some(mut raw) = raw {
+            #[cfg(target_arch = "x86_64")]
+            x86::run(kernel, job, slots, normals, unit, &mut raw);
+            // Kernel::Simd128, the only other kernel available here.
+            #[cfg(target_arch = "wasm32")]
+            drive(
+                &simd4::Simd4::<std::arch::wasm32::v128>::new(),
+                job,
+                slots,
+                normals,
+                unit,
+                &mut raw,
+            );
+        } else {
+            portable::run(job, slots, normals, unit, target);
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
     {
         let _ = kernel;
         portable::run(job, slots, normals, unit, target);

@@ -209,9 +209,5 @@ pub(super) fn run<T: SkinTarget + ?Sized>(
     target: &mut T,
 ) {
     let b = Portable::<T>(PhantomData);
-    match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, table, target),
-        (true, false) => drive::<_, true, false>(&b, job, table, target),
-        _ => drive::<_, false, false>(&b, job, table, target),
-    }
+    drive(&b, job, table, normals, unit, target);
 }

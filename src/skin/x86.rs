@@ -1,9 +1,5 @@
-//! x86-64 kernels. SSE2 (part of x86-64, so always there) keeps a matrix's four columns in four
-//! registers and a vertex's position and normal in two, doing the portable kernel's operations in
-//! its order. Its lanes hold `(x, y, y, z)`, the middle row computed twice, so that a 12-byte
-//! element is stored as two overlapping 8-byte stores, `x y` at its start and `y z` four bytes
-//! on, with no shuffle: nothing is written outside the element, and a target's last element may
-//! end exactly where the caller's buffer does.
+//! x86-64 kernels. SSE2 (part of x86-64, so always there) is the four-lane kernel of
+//! [`super::simd4`], which WebAssembly's SIMD128 runs too, over `__m128`.
 //!
 //! AVX2 with FMA keeps columns with lanes `(x, y, z, 0)`, 16 bytes each. A vertex skinned alone
 //! (in a stretch, each with its own matrix) takes each coordinate of its operand broadcast
@@ -19,15 +15,10 @@
 //! `[p | n]` rows as below, packed into 16-byte chunks lane by lane (positions in the lower
 //! lanes, normals in the upper) and stored as 32-byte pairs of chunks; the last step overlaps
 //! the one before it. Shorter runs there go as a stretch does, one vertex at a time, the run's
-//! matrix kept in registers. For
-//! other targets, and in SSE2, runs turn four records at a time into lanes in registers, one
-//! vertex per lane, each lane doing what the one-vertex code does in the same order: SSE2
-//! transposes `(o, f)` and `(n, _)` into four registers each; AVX2 transposes the records' two
-//! halves at once into `[ox | nx]`, `[oy | ny]`, `[oz | nz]` (and the weights when they are not
-//! all 1). Where SSE2's target elements are packed (12-byte positions or normals, or both side
-//! by side in 24 bytes) the results are interleaved in registers and stored whole: exactly the
-//! bytes of those elements. A run's last block overlaps the one before it rather than running
-//! past the run, and writes the same bits again.
+//! matrix kept in registers. For other targets, runs turn four records at a time into lanes in
+//! registers, one vertex per lane, as the four-lane kernel does, but transposing the records'
+//! two halves at once into `[ox | nx]`, `[oy | ny]`, `[oz | nz]` (and the weights when they are
+//! not all 1), and storing through the four-lane kernel's code.
 //!
 //! Code the AVX2 kernel reaches has no closures: a closure is compiled without the kernel's CPU
 //! features, and the intrinsics inside it would become calls.
@@ -36,6 +27,7 @@ use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::plan::{Group, Member};
+use super::simd4::{E3, Four, Shape, Simd4, Spread, emit, row, run4};
 use super::{
     Backend, Job, Kernel, RawTarget, Slot, blend_each, drive, overlaps, stretch_by_vertex,
 };
@@ -110,80 +102,6 @@ macro_rules! blends_by_member_count {
 #[cfg(ossa_avx512)]
 mod avx512;
 
-/// Stores `(x, y, y, z)` as the 12 bytes `x y z` at `at`.
-///
-/// # Safety
-/// The 12 bytes at `at` are writable.
-#[inline(always)]
-unsafe fn store3(at: *mut u8, v: __m128) {
-    // SAFETY: the caller hands over 12 writable bytes; the stores cover bytes 0..8 and 4..12,
-    // both unaligned ones.
-    unsafe {
-        _mm_storel_epi64(at.cast(), _mm_castps_si128(v));
-        _mm_storeh_pd(at.add(4).cast(), _mm_castps_pd(v));
-    }
-}
-
-/// `n / sqrt((x x + y y) + z z)` as [`super::normalize`] computes it, `n = (x, y, y, z)` left
-/// alone when zero.
-#[inline(always)]
-fn unit(n: __m128) -> __m128 {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let sq = _mm_mul_ps(n, n);
-        let sum = _mm_add_ss(
-            _mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 0b01)),
-            _mm_shuffle_ps(sq, sq, 0b11),
-        );
-        let len = _mm_sqrt_ss(sum);
-        if _mm_cvtss_f32(len) > 0.0 {
-            _mm_div_ps(n, _mm_shuffle_ps(len, len, 0))
-        } else {
-            n
-        }
-    }
-}
-
-/// Writes element `e` of `out`.
-#[inline(always)]
-fn emit<const NORMALS: bool, const UNIT: bool>(
-    out: &mut RawTarget,
-    e: usize,
-    p: __m128,
-    n: __m128,
-) {
-    debug_assert!(e < out.capacity);
-    // SAFETY: drive() hands over only e < count, and skin_mesh checked count <= capacity, so
-    // both 12-byte fields of element e lie in the caller's buffers (RawTarget's contract); a
-    // target that wants normals has them (NORMALS is wants_normals()).
-    unsafe {
-        store3(out.positions.add(e * out.position_stride), p);
-        if NORMALS {
-            let n = if UNIT { unit(n) } else { n };
-            store3(out.normals.add(e * out.normal_stride), n);
-        }
-    }
-}
-
-/// Columns `(r0[j], r1[j], r1[j], r2[j])` of the rows `r0`, `r1`, `r2`: a matrix whose products
-/// come out as `(x, y, y, z)`.
-#[inline(always)]
-fn columns(r0: __m128, r1: __m128, r2: __m128) -> [__m128; 4] {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let t0 = _mm_unpacklo_ps(r0, r1);
-        let u0 = _mm_unpacklo_ps(r1, r2);
-        let t2 = _mm_unpackhi_ps(r0, r1);
-        let u2 = _mm_unpackhi_ps(r1, r2);
-        [
-            _mm_movelh_ps(t0, u0),
-            _mm_movehl_ps(u0, t0),
-            _mm_movelh_ps(t2, u2),
-            _mm_movehl_ps(u2, t2),
-        ]
-    }
-}
-
 /// Columns `(r0[j], r1[j], r2[j], 0)` of the rows `r0`, `r1`, `r2`: a matrix whose products
 /// come out as `(x, y, z, 0)`, which a 16-byte store writes whole.
 #[inline(always)]
@@ -199,516 +117,6 @@ fn columns3(r0: __m128, r1: __m128, r2: __m128) -> [__m128; 4] {
             _mm_movelh_ps(t2, t3),
             _mm_movehl_ps(t3, t2),
         ]
-    }
-}
-
-/// Row `r` of `m`.
-#[inline(always)]
-fn row(m: &Mat3x4, r: usize) -> __m128 {
-    let r = &m.m[4 * r..4 * r + 4];
-    // SAFETY: `r` is four floats; the load is an unaligned one.
-    unsafe { _mm_loadu_ps(r.as_ptr()) }
-}
-
-/// The low four floats of an influence (origin, weight) and the high four (normal, bone bits).
-#[inline(always)]
-fn halves(i: &Influence) -> (__m128, __m128) {
-    let p: *const f32 = std::ptr::from_ref(i).cast();
-    // SAFETY: Influence is repr(C, align(32)), 32 bytes: origin, weight, normal, bone; both
-    // loads stay inside it, at 16-byte aligned addresses.
-    unsafe { (_mm_load_ps(p), _mm_load_ps(p.add(4))) }
-}
-
-const E3: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
-
-/// Where a target's elements lie, for storing several at once.
-#[derive(Clone, Copy)]
-struct Shape {
-    packed_positions: bool,
-    packed_normals: bool,
-    /// 24-byte elements holding the position and the normal side by side: where the first of
-    /// the two starts, and whether it is the position.
-    pair: Option<(*mut u8, bool)>,
-}
-
-impl Shape {
-    fn of(out: &RawTarget, normals: bool) -> Shape {
-        let side_by_side = normals && out.position_stride == 24 && out.normal_stride == 24;
-        let pair = if !side_by_side {
-            None
-        } else if out.normals == out.positions.wrapping_add(12) {
-            Some((out.positions, true))
-        } else if out.positions == out.normals.wrapping_add(12) {
-            Some((out.normals, false))
-        } else {
-            None
-        };
-        Shape {
-            packed_positions: out.position_stride == 12,
-            packed_normals: out.normal_stride == 12,
-            pair,
-        }
-    }
-}
-
-/// Four vertices' x, y, z (one vertex per lane) as three registers of packed 12-byte elements.
-#[inline(always)]
-fn pack3([x, y, z]: [__m128; 3]) -> [__m128; 3] {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let a = _mm_unpacklo_ps(x, y); // x0 y0 x1 y1
-        let b = _mm_unpackhi_ps(x, y); // x2 y2 x3 y3
-        let t = _mm_shuffle_ps(z, a, 0xA0); // z0 z0 x1 x1
-        let u = _mm_shuffle_ps(a, z, 0x5F); // y1 y1 z1 z1
-        let w = _mm_shuffle_ps(z, b, 0xAA); // z2 z2 x3 x3
-        let v = _mm_shuffle_ps(b, z, 0xFF); // y3 y3 z3 z3
-        [
-            _mm_shuffle_ps(a, t, 0x84), // x0 y0 z0 x1
-            _mm_shuffle_ps(u, b, 0x48), // y1 z1 x2 y2
-            _mm_shuffle_ps(w, v, 0x88), // z2 x3 y3 z3
-        ]
-    }
-}
-
-/// Four vertices' triples `a` and `b` as six registers of 24-byte elements `a b`.
-#[inline(always)]
-fn pack6([ax, ay, az]: [__m128; 3], [bx, by, bz]: [__m128; 3]) -> [__m128; 6] {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let (a, a2) = (_mm_unpacklo_ps(ax, ay), _mm_unpackhi_ps(ax, ay));
-        let (b, b2) = (_mm_unpacklo_ps(az, bx), _mm_unpackhi_ps(az, bx));
-        let (c, c2) = (_mm_unpacklo_ps(by, bz), _mm_unpackhi_ps(by, bz));
-        [
-            _mm_shuffle_ps(a, b, 0x44),
-            _mm_shuffle_ps(c, a, 0xE4),
-            _mm_shuffle_ps(b, c, 0xEE),
-            _mm_shuffle_ps(a2, b2, 0x44),
-            _mm_shuffle_ps(c2, a2, 0xE4),
-            _mm_shuffle_ps(b2, c2, 0xEE),
-        ]
-    }
-}
-
-/// [`super::normalize`] of four normals given as x, y, z lanes.
-#[inline(always)]
-fn unit4([x, y, z]: [__m128; 3]) -> [__m128; 3] {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let len = _mm_sqrt_ps(_mm_add_ps(
-            _mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
-            _mm_mul_ps(z, z),
-        ));
-        let keep = _mm_cmpgt_ps(len, _mm_setzero_ps());
-        let mut n = [x, y, z];
-        for c in &mut n {
-            *c = _mm_or_ps(
-                _mm_and_ps(keep, _mm_div_ps(*c, len)),
-                _mm_andnot_ps(keep, *c),
-            );
-        }
-        n
-    }
-}
-
-/// Stores elements `[e, e + r)` (`r <= 4`) of one stream, positions or normals, given as x, y,
-/// z lanes: whole registers where the stream is packed and all four are asked for.
-///
-/// # Safety
-/// The 12 bytes at `base + i * stride` are writable for every element `i` in `[e, e + r)`.
-#[inline(always)]
-unsafe fn put4(base: *mut u8, stride: usize, packed: bool, e: usize, r: usize, v: [__m128; 3]) {
-    // SAFETY: packed, the four elements are the 48 bytes from `base + 12 e`; else each element
-    // gets its own 12 bytes (the caller's contract).
-    unsafe {
-        if packed && r == 4 {
-            let at = base.add(e * 12);
-            for (k, o) in pack3(v).into_iter().enumerate() {
-                _mm_storeu_ps(at.add(16 * k).cast(), o);
-            }
-        } else {
-            let [x, y, z] = v;
-            for (i, c) in columns(x, y, z).into_iter().enumerate().take(r) {
-                store3(base.add((e + i) * stride), c);
-            }
-        }
-    }
-}
-
-/// Writes elements `[e, e + r)` (`r <= 4`) of `out` from four vertices' positions and normals.
-#[inline(always)]
-fn store4<const NORMALS: bool, const UNIT: bool>(
-    out: &mut RawTarget,
-    shape: &Shape,
-    e: usize,
-    r: usize,
-    p: [__m128; 3],
-    n: [__m128; 3],
-) {
-    debug_assert!(e + r <= out.capacity);
-    let n = if NORMALS && UNIT { unit4(n) } else { n };
-    // SAFETY: drive() hands over only elements below count, and skin_mesh checked count <=
-    // capacity, so both 12-byte fields of each lie in the caller's buffers (RawTarget's
-    // contract); side by side, an element's 24 bytes start at the first field.
-    unsafe {
-        if NORMALS
-            && r == 4
-            && let Some((base, position_first)) = shape.pair
-        {
-            let (a, b) = if position_first { (p, n) } else { (n, p) };
-            let at = base.add(e * 24);
-            for (k, o) in pack6(a, b).into_iter().enumerate() {
-                _mm_storeu_ps(at.add(16 * k).cast(), o);
-            }
-            return;
-        }
-        put4(
-            out.positions,
-            out.position_stride,
-            shape.packed_positions,
-            e,
-            r,
-            p,
-        );
-        if NORMALS {
-            put4(
-                out.normals,
-                out.normal_stride,
-                shape.packed_normals,
-                e,
-                r,
-                n,
-            );
-        }
-    }
-}
-
-/// A matrix's elements, each in every lane: `k[r][j]` is row `r`, column `j`.
-type Spread<V> = [[V; 4]; 3];
-
-/// How a kernel skins four consecutive operands.
-trait Four {
-    type Wide;
-    /// Computes the four operands from `at` and stores the first `r` as elements from `e`, each
-    /// exactly as the kernel's one-vertex code computes it. `ONE`: every weight is 1.
-    ///
-    /// # Safety
-    /// `at` is the first of four consecutive `Influence` records (32-byte aligned).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-        &self,
-        k: &Self::Wide,
-        at: *const f32,
-        out: &mut RawTarget,
-        shape: &Shape,
-        e: usize,
-        r: usize,
-    );
-}
-
-/// Skins a run four vertices at a time (the last four overlapping when its length is not a
-/// multiple of four; fewer than four copied next to zeros, computed four wide and stored one by
-/// one).
-#[inline(always)]
-fn run4<F: Four, const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-    kernel: &F,
-    k: &F::Wide,
-    x: &[Influence],
-    out: &mut RawTarget,
-    e: usize,
-) {
-    let shape = Shape::of(out, NORMALS);
-    let len = x.len();
-    if len < 4 {
-        let mut padded = [Influence::default(); 4];
-        if let (Some(to), Some(from)) = (padded.get_mut(..len), x.get(..len)) {
-            to.copy_from_slice(from);
-        }
-        let at: *const f32 = padded.as_ptr().cast();
-        // SAFETY: `padded` holds four records.
-        unsafe { kernel.four::<NORMALS, UNIT, ONE>(k, at, out, &shape, e, len) };
-        return;
-    }
-    let mut i = 0;
-    loop {
-        // The last block ends where the run does.
-        let from = i.min(len - 4);
-        if let Some(block) = x.get(from..from + 4) {
-            let at: *const f32 = block.as_ptr().cast();
-            // SAFETY: `block` holds four records.
-            unsafe { kernel.four::<NORMALS, UNIT, ONE>(k, at, out, &shape, e + from, 4) };
-        }
-        if from == len - 4 {
-            break;
-        }
-        i += 4;
-    }
-}
-
-/// Rows to columns: lane `j` of result `i` is lane `i` of argument `j`.
-#[inline(always)]
-fn transpose4([a, b, c, d]: [__m128; 4]) -> [__m128; 4] {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let (t0, t1) = (_mm_unpacklo_ps(a, b), _mm_unpacklo_ps(c, d));
-        let (t2, t3) = (_mm_unpackhi_ps(a, b), _mm_unpackhi_ps(c, d));
-        [
-            _mm_movelh_ps(t0, t1),
-            _mm_movehl_ps(t1, t0),
-            _mm_movelh_ps(t2, t3),
-            _mm_movehl_ps(t3, t2),
-        ]
-    }
-}
-
-/// SSE2, which every x86-64 CPU has, writing into a `RawTarget<'t>`.
-struct Sse2<'t>(PhantomData<fn(&'t ())>);
-
-impl Four for Sse2<'_> {
-    type Wide = Spread<__m128>;
-
-    /// The records are loaded as they lie, `(o, f)` and `(n, _)`, and transposed, lane `i` the
-    /// vertex of record `i`; the last float of each record is never read into a result.
-    #[inline(always)]
-    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-        &self,
-        k: &Spread<__m128>,
-        at: *const f32,
-        out: &mut RawTarget,
-        shape: &Shape,
-        e: usize,
-        r: usize,
-    ) {
-        // SAFETY: the caller's contract: each load reads 16 bytes of one of the four records,
-        // at a 16-byte aligned address; SSE2 is part of x86-64.
-        unsafe {
-            let mut a = [_mm_setzero_ps(); 4];
-            let mut b = [_mm_setzero_ps(); 4];
-            for (i, (a, b)) in a.iter_mut().zip(&mut b).enumerate() {
-                *a = _mm_load_ps(at.add(8 * i));
-                *b = _mm_load_ps(at.add(8 * i + 4));
-            }
-            let [ox, oy, oz, f] = transpose4(a);
-            let [nx, ny, nz, _] = transpose4(b);
-            let (mut p, mut n) = ([f; 3], [f; 3]);
-            for (row, &[c0, c1, c2, c3]) in k.iter().enumerate() {
-                let t = if ONE { c3 } else { _mm_mul_ps(c3, f) };
-                let t = _mm_add_ps(t, _mm_mul_ps(c0, ox));
-                let t = _mm_add_ps(t, _mm_mul_ps(c1, oy));
-                p[row] = _mm_add_ps(t, _mm_mul_ps(c2, oz));
-                let t = _mm_add_ps(_mm_mul_ps(c0, nx), _mm_mul_ps(c1, ny));
-                n[row] = _mm_add_ps(t, _mm_mul_ps(c2, nz));
-            }
-            store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
-        }
-    }
-}
-
-impl<'t> Backend for Sse2<'t> {
-    type Out = RawTarget<'t>;
-    type Mat = [__m128; 4];
-    type Rel = [__m128; 4];
-    type Wide = Spread<__m128>;
-
-    #[inline(always)]
-    fn zero_rel(&self) -> [__m128; 4] {
-        // SAFETY: SSE2 is part of x86-64.
-        [unsafe { _mm_setzero_ps() }; 4]
-    }
-
-    #[inline(always)]
-    fn relative(&self, a: &Mat3x4, i: &Mat3x4) -> [__m128; 4] {
-        let (i0, i1, i2) = (row(i, 0), row(i, 1), row(i, 2));
-        // SAFETY: SSE2 is part of x86-64; E3 is four floats.
-        unsafe {
-            let e = _mm_loadu_ps(E3.as_ptr());
-            let mut rows = [row(a, 0), row(a, 1), row(a, 2)];
-            for a in &mut rows {
-                let x = *a;
-                *a = _mm_add_ps(
-                    _mm_add_ps(
-                        _mm_add_ps(
-                            _mm_mul_ps(_mm_shuffle_ps(x, x, 0x00), i0),
-                            _mm_mul_ps(_mm_shuffle_ps(x, x, 0x55), i1),
-                        ),
-                        _mm_mul_ps(_mm_shuffle_ps(x, x, 0xAA), i2),
-                    ),
-                    _mm_mul_ps(_mm_shuffle_ps(x, x, 0xFF), e),
-                );
-            }
-            columns(rows[0], rows[1], rows[2])
-        }
-    }
-
-    #[inline(always)]
-    fn bone(&self, m: &Mat3x4) -> [__m128; 4] {
-        columns(row(m, 0), row(m, 1), row(m, 2))
-    }
-
-    #[inline(always)]
-    fn blend(&self, members: &[Member], rel: &[[__m128; 4]]) -> [__m128; 4] {
-        // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-        unsafe {
-            // Four named sums rather than an array, which the compiler may leave in memory; the
-            // first member's products start them.
-            let zero = _mm_setzero_ps();
-            let (mut s0, mut s1, mut s2, mut s3) = (zero, zero, zero, zero);
-            let mut members = members.iter();
-            if let Some(first) = members.next()
-                && let Some(&[c0, c1, c2, c3]) = rel.get(first.slot as usize)
-            {
-                let f = _mm_set1_ps(first.weight);
-                (s0, s1, s2, s3) = (
-                    _mm_mul_ps(f, c0),
-                    _mm_mul_ps(f, c1),
-                    _mm_mul_ps(f, c2),
-                    _mm_mul_ps(f, c3),
-                );
-            }
-            for member in members {
-                let Some(&[c0, c1, c2, c3]) = rel.get(member.slot as usize) else {
-                    continue;
-                };
-                let f = _mm_set1_ps(member.weight);
-                s0 = _mm_add_ps(s0, _mm_mul_ps(f, c0));
-                s1 = _mm_add_ps(s1, _mm_mul_ps(f, c1));
-                s2 = _mm_add_ps(s2, _mm_mul_ps(f, c2));
-                s3 = _mm_add_ps(s3, _mm_mul_ps(f, c3));
-            }
-            [s0, s1, s2, s3]
-        }
-    }
-
-    #[inline(always)]
-    fn widen(&self, m: &[__m128; 4]) -> Spread<__m128> {
-        // SAFETY: SSE2 is part of x86-64. Columns hold rows 0, 1, 1, 2 in their lanes.
-        unsafe {
-            let mut k = [[_mm_setzero_ps(); 4]; 3];
-            for (j, &c) in m.iter().enumerate() {
-                k[0][j] = _mm_shuffle_ps(c, c, 0x00);
-                k[1][j] = _mm_shuffle_ps(c, c, 0x55);
-                k[2][j] = _mm_shuffle_ps(c, c, 0xFF);
-            }
-            k
-        }
-    }
-
-    #[inline(always)]
-    fn save(&self, m: &[__m128; 4], slot: &mut Slot) {
-        let at: *mut f32 = slot.0.as_mut_ptr();
-        // SAFETY: SSE2 is part of x86-64; the stores write the slot's first 16 floats, at
-        // 16-byte aligned addresses (a slot is 32-byte aligned).
-        unsafe {
-            for (k, &c) in m.iter().enumerate() {
-                _mm_store_ps(at.add(4 * k), c);
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn load(&self, slot: &Slot) -> [__m128; 4] {
-        let at: *const f32 = slot.0.as_ptr();
-        // SAFETY: SSE2 is part of x86-64; the loads read the slot's first 16 floats, aligned.
-        unsafe {
-            [
-                _mm_load_ps(at),
-                _mm_load_ps(at.add(4)),
-                _mm_load_ps(at.add(8)),
-                _mm_load_ps(at.add(12)),
-            ]
-        }
-    }
-
-    #[inline(always)]
-    fn point<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-        &self,
-        [c0, c1, c2, c3]: [__m128; 4],
-        x: &Influence,
-        out: &mut RawTarget,
-        e: usize,
-    ) {
-        // The normal's fourth lane (the record's last) is not read: sse2_normal takes three.
-        let (x, n) = halves(x);
-        // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-        unsafe {
-            let t = if ONE {
-                c3
-            } else {
-                _mm_mul_ps(c3, _mm_shuffle_ps(x, x, 0xFF))
-            };
-            let p = _mm_add_ps(
-                _mm_add_ps(
-                    _mm_add_ps(t, _mm_mul_ps(c0, _mm_shuffle_ps(x, x, 0x00))),
-                    _mm_mul_ps(c1, _mm_shuffle_ps(x, x, 0x55)),
-                ),
-                _mm_mul_ps(c2, _mm_shuffle_ps(x, x, 0xAA)),
-            );
-            emit::<NORMALS, UNIT>(out, e, p, sse2_normal([c0, c1, c2], n));
-        }
-    }
-
-    #[inline(always)]
-    fn run<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
-        &self,
-        k: &Spread<__m128>,
-        x: &[Influence],
-        out: &mut RawTarget,
-        e: usize,
-    ) {
-        run4::<Self, NORMALS, UNIT, ONE>(self, k, x, out, e);
-    }
-
-    #[inline(always)]
-    fn direct<const NORMALS: bool, const UNIT: bool>(
-        &self,
-        infl: &[Influence],
-        bones: &[Mat3x4],
-        out: &mut RawTarget,
-        e: usize,
-    ) {
-        // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-        unsafe {
-            let keep3 = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-            let mut p = [_mm_setzero_ps(); 3];
-            let mut n = [_mm_setzero_ps(); 3];
-            for i in infl {
-                let Some(m) = bones.get(i.bone as usize) else {
-                    continue;
-                };
-                let (x, nb) = halves(i);
-                let nv = _mm_and_ps(nb, keep3);
-                for r in 0..3 {
-                    let rr = row(m, r);
-                    p[r] = _mm_add_ps(p[r], _mm_mul_ps(rr, x));
-                    n[r] = _mm_add_ps(n[r], _mm_mul_ps(rr, nv));
-                }
-            }
-            emit::<NORMALS, UNIT>(out, e, sse2_sum_lanes(p), sse2_sum_lanes(n));
-        }
-    }
-}
-
-/// `(c0 nx + c1 ny) + c2 nz`.
-#[inline(always)]
-fn sse2_normal([c0, c1, c2]: [__m128; 3], n: __m128) -> __m128 {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        _mm_add_ps(
-            _mm_add_ps(
-                _mm_mul_ps(c0, _mm_shuffle_ps(n, n, 0x00)),
-                _mm_mul_ps(c1, _mm_shuffle_ps(n, n, 0x55)),
-            ),
-            _mm_mul_ps(c2, _mm_shuffle_ps(n, n, 0xAA)),
-        )
-    }
-}
-
-/// `((a[r]0 + a[r]1) + (a[r]2 + a[r]3))` for rows `r` = 0, 1, 1, 2.
-#[inline(always)]
-fn sse2_sum_lanes(a: [__m128; 3]) -> __m128 {
-    // SAFETY: SSE2 is part of x86-64: these intrinsics run on every CPU this code is built for.
-    unsafe {
-        let [c0, c1, c2, c3] = columns(a[0], a[1], a[2]);
-        _mm_add_ps(_mm_add_ps(c0, c1), _mm_add_ps(c2, c3))
     }
 }
 
@@ -736,7 +144,7 @@ impl Avx2<'_> {
     ) {
         // SAFETY: AVX is present (see Avx2).
         let (p, n) = unsafe { (_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)) };
-        emit::<NORMALS, UNIT>(out, e, p, n);
+        emit::<__m128, NORMALS, UNIT>(out, e, p, n);
     }
 }
 
@@ -1092,7 +500,7 @@ impl Avx2<'_> {
     }
 }
 
-/// [`pack3`] in both 128-bit lanes: four vertices' x, y, z a lane as three registers of
+/// `simd4::pack3` in both 128-bit lanes: four vertices' x, y, z a lane as three registers of
 /// packed 12-byte elements, each lane's 48 bytes.
 #[inline(always)]
 fn pack3_256([x, y, z]: [__m256; 3]) -> [__m256; 3] {
@@ -1112,7 +520,7 @@ fn pack3_256([x, y, z]: [__m256; 3]) -> [__m256; 3] {
     }
 }
 
-/// [`pack6`] in both 128-bit lanes: four vertices' triples `a` and `b` a lane as six
+/// `simd4::pack6` in both 128-bit lanes: four vertices' triples `a` and `b` a lane as six
 /// registers of 24-byte elements `a b`, each lane's 96 bytes.
 #[inline(always)]
 fn pack6_256([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6] {
@@ -1132,7 +540,7 @@ fn pack6_256([ax, ay, az]: [__m256; 3], [bx, by, bz]: [__m256; 3]) -> [__m256; 6
     }
 }
 
-/// [`unit4`] of the normals in the upper lanes of rows `[p | n]`, the positions left alone.
+/// `simd4::unit4` of the normals in the upper lanes of rows `[p | n]`, the positions left alone.
 #[inline(always)]
 fn unit_upper([x, y, z]: [__m256; 3]) -> [__m256; 3] {
     // SAFETY: runs only inside avx2(), where AVX is present.
@@ -1153,17 +561,14 @@ fn unit_upper([x, y, z]: [__m256; 3]) -> [__m256; 3] {
 
 impl Four for Avx2<'_> {
     type Wide = Spread<__m256>;
+    type Lane = __m128;
 
     #[inline(always)]
-    unsafe fn four<const NORMALS: bool, const UNIT: bool, const ONE: bool>(
+    unsafe fn four<const ONE: bool>(
         &self,
         k: &Spread<__m256>,
         at: *const f32,
-        out: &mut RawTarget,
-        shape: &Shape,
-        e: usize,
-        r: usize,
-    ) {
+    ) -> ([__m128; 3], [__m128; 3]) {
         // SAFETY: the caller's contract; AVX is present (see Avx2).
         unsafe {
             let acc = self.rows4::<ONE>(k, at);
@@ -1173,7 +578,7 @@ impl Four for Avx2<'_> {
                 *p = _mm256_castps256_ps128(v);
                 *n = _mm256_extractf128_ps(v, 1);
             }
-            store4::<NORMALS, UNIT>(out, shape, e, r, p, n);
+            (p, n)
         }
     }
 }
@@ -1391,7 +796,7 @@ impl<'t> Backend for Avx2<'t> {
         let (p, n) = self.transform::<NORMALS, ONE>(&m, x);
         // SAFETY: SSE2 is part of x86-64. (x, y, z, 0) to the (x, y, y, z) emit stores.
         let (p, n) = unsafe { (_mm_permute_ps(p, 0x94), _mm_permute_ps(n, 0x94)) };
-        emit::<NORMALS, UNIT>(out, e, p, n);
+        emit::<__m128, NORMALS, UNIT>(out, e, p, n);
     }
 
     #[inline(always)]
@@ -1485,34 +890,17 @@ impl<'t> Backend for Avx2<'t> {
     }
 }
 
-fn sse2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
-    let b = Sse2(PhantomData);
-    match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, table, out),
-        (true, false) => drive::<_, true, false>(&b, job, table, out),
-        _ => drive::<_, false, false>(&b, job, table, out),
-    }
-}
-
 #[target_feature(enable = "avx2,fma")]
 fn avx2(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
     let b = Avx2(PhantomData);
-    match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, table, out),
-        (true, false) => drive::<_, true, false>(&b, job, table, out),
-        _ => drive::<_, false, false>(&b, job, table, out),
-    }
+    drive(&b, job, table, normals, unit, out);
 }
 
 #[cfg(ossa_avx512)]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 fn avx512(job: &Job, table: &mut [Slot], normals: bool, unit: bool, out: &mut RawTarget) {
     let b = avx512::Avx512(Avx2(PhantomData));
-    match (normals, unit) {
-        (true, true) => drive::<_, true, true>(&b, job, table, out),
-        (true, false) => drive::<_, true, false>(&b, job, table, out),
-        _ => drive::<_, false, false>(&b, job, table, out),
-    }
+    drive(&b, job, table, normals, unit, out);
 }
 
 /// Skins `job` with `kernel` (AVX-512, AVX2 or SSE2; the caller checked this CPU runs it);
@@ -1532,7 +920,7 @@ pub(super) fn run(
         Kernel::Avx512 => unsafe { avx512(job, table, normals, unit, out) },
         // SAFETY: the caller checked Kernel::Avx2.is_available(): AVX2 and FMA are present.
         Kernel::Avx2 => unsafe { avx2(job, table, normals, unit, out) },
-        _ => sse2(job, table, normals, unit, out),
+        _ => drive(&Simd4::<__m128>::new(), job, table, normals, unit, out),
     }
 }
 

@@ -87,6 +87,18 @@ impl From<ossa::Error> for OssaFailure {
 
 type Outcome<T> = Result<T, OssaFailure>;
 
+/// The skinning kernel called `name` (`simd128`, the module's own, or `portable`, the plain
+/// code it was tested against); empty for the one ossa picks, `simd128`. Named for tests and
+/// measurements, which hold one against the other.
+fn kernel_named(name: &str) -> Outcome<ossa::Kernel> {
+    if name.is_empty() {
+        return Ok(ossa::Kernel::selected());
+    }
+    ossa::Kernel::from_name(name).ok_or_else(|| {
+        ossa::Error::invalid_argument(format!("no skinning kernel is called '{name}'")).into()
+    })
+}
+
 fn json_in<T: serde::de::DeserializeOwned + Default>(text: &str, what: &str) -> Outcome<T> {
     if text.is_empty() {
         return Ok(T::default());
@@ -214,7 +226,7 @@ impl LoadedModel {
     }
 
     /// Skins mesh `mesh` at `pose` into `positions` and `normals` (3 floats a vertex; `normals`
-    /// may be empty).
+    /// may be empty) with the kernel `kernel` names (see [`kernel_named`]).
     #[wasm_bindgen(js_name = skinInto)]
     pub fn skin_into(
         &self,
@@ -223,19 +235,23 @@ impl LoadedModel {
         normalize: bool,
         positions: &mut [f32],
         normals: &mut [f32],
+        kernel: &str,
     ) -> Outcome<()> {
+        let kernel = kernel_named(kernel)?;
         Ok(self
             .session
-            .skin_into(mesh, pose, normalize, positions, normals)?)
+            .skin_into(mesh, pose, normalize, kernel, positions, normals)?)
     }
 
     /// Skins every mesh at `pose` into the model's own buffer in the module's memory: per mesh
     /// its positions then its normals (3 floats a vertex), meshes one after the other. Returns
     /// the buffer's address; JavaScript reads it as a view of the module's memory, valid until
     /// the next call into the module. One call and no copies in or out: for drawing every frame.
+    /// `kernel`: as for [`LoadedModel::skin_into`].
     #[wasm_bindgen(js_name = skinAll)]
-    pub fn skin_all(&mut self, pose: &[f32], normalize: bool) -> Outcome<usize> {
-        self.session.skin_all(pose, normalize, &mut self.skinned)?;
+    pub fn skin_all(&mut self, pose: &[f32], normalize: bool, kernel: &str) -> Outcome<usize> {
+        let kernel = kernel_named(kernel)?;
+        (self.session).skin_all(pose, normalize, kernel, &mut self.skinned)?;
         Ok(self.skinned.as_ptr() as usize)
     }
 

@@ -15,7 +15,7 @@ use ossa::iqm::player::read_player_config;
 use ossa::iqm::{Engine, EngineWrite};
 use ossa::render::{MeshTextures, RenderOptions, View};
 use ossa::textures::{ModelTextures, PartFile};
-use ossa::{Error, Format, FrameBlend, LoadOptions, Mat3x4, Model, Strided};
+use ossa::{Error, Format, FrameBlend, Kernel, LoadOptions, Mat3x4, Model, Strided};
 
 use crate::files::{Files, dir_of, normal_path};
 
@@ -353,9 +353,16 @@ impl Session {
             .collect())
     }
 
-    /// Skins every mesh at `pose` into `out`: per mesh, its positions then its normals, 3 floats
-    /// a vertex each, meshes one after the other (`out` is resized to hold them).
-    pub fn skin_all(&self, pose: &[f32], normalize: bool, out: &mut Vec<f32>) -> Result<(), Error> {
+    /// Skins every mesh at `pose` with `kernel` into `out`: per mesh, its positions then its
+    /// normals, 3 floats a vertex each, meshes one after the other (`out` is resized to hold
+    /// them).
+    pub fn skin_all(
+        &self,
+        pose: &[f32],
+        normalize: bool,
+        kernel: Kernel,
+        out: &mut Vec<f32>,
+    ) -> Result<(), Error> {
         let bones = self.matrices(pose)?;
         let meshes = self.model.meshes();
         let total: usize = meshes.iter().map(|m| m.vertex_count() * 6).sum();
@@ -367,19 +374,20 @@ impl Session {
             let (here, after) = rest.split_at_mut(n * 6);
             let (positions, normals) = here.split_at_mut(n * 3);
             let mut target = Strided::new(positions, 3)?.with_normals(normals, 3)?;
-            self.model.skin_mesh(i, &bones, 0, n, flags, &mut target)?;
+            (self.model).skin_mesh_with(kernel, i, &bones, 0, n, flags, &mut target)?;
             rest = after;
         }
         Ok(())
     }
 
-    /// Skins mesh `mesh` at `pose` into packed positions and normals (3 floats a vertex each);
-    /// `normals` empty for none. `normalize`: unit normals.
+    /// Skins mesh `mesh` at `pose` with `kernel` into packed positions and normals (3 floats a
+    /// vertex each); `normals` empty for none. `normalize`: unit normals.
     pub fn skin_into(
         &self,
         mesh: u32,
         pose: &[f32],
         normalize: bool,
+        kernel: Kernel,
         positions: &mut [f32],
         normals: &mut [f32],
     ) -> Result<(), Error> {
@@ -399,12 +407,10 @@ impl Session {
         let target = Strided::new(positions, 3)?;
         if normals.is_empty() {
             let mut target = target;
-            self.model
-                .skin_mesh(mesh, &bones, 0, count, flags, &mut target)
+            (self.model).skin_mesh_with(kernel, mesh, &bones, 0, count, flags, &mut target)
         } else {
             let mut target = target.with_normals(normals, 3)?;
-            self.model
-                .skin_mesh(mesh, &bones, 0, count, flags, &mut target)
+            (self.model).skin_mesh_with(kernel, mesh, &bones, 0, count, flags, &mut target)
         }
     }
 

@@ -1,4 +1,4 @@
-// Posed and skinned by the WebAssembly build (the portable kernel), the corpus models land
+// Posed and skinned by the WebAssembly build (its SIMD128 kernel), the corpus models land
 // where the native library (its fastest kernel here, through the OS filesystem's sidecar route)
 // puts them: bone matrices and positions within 1e-6 of the model's size, unit normals within
 // 1e-5; the names and counts native_ref reads agree too.

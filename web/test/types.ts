@@ -1,5 +1,5 @@
 // Checked by `tsc` (npm test): the package's types describe its use as the README shows it.
-import { ErrorCode, OssaError, load, modelFiles, type LoadOptions, type Model, type SavedFile } from 'ossa-web';
+import { ErrorCode, OssaError, load, modelFiles, type LoadOptions, type Model, type SavedFile, type SkinKernel } from 'ossa-web';
 
 const files = new Map<string, Uint8Array>([['zombie.dpm', new Uint8Array(4)]]);
 const options: LoadOptions = { strict: false, maxBytes: 0, skills: [], suit: undefined };
@@ -7,9 +7,11 @@ try {
   const model: Model = load(files, 'zombie.dpm', options);
   const scene = model.scenes[0]?.name ?? 0;
   const pose: Float32Array = model.pose({ scene, time: 0.5 });
-  const all = model.skin(pose);
+  const kernel: SkinKernel = 'simd128';
+  const all = model.skin(pose, { kernel });
   const first: Float32Array = all[0].positions;
-  const one = model.skin(pose, { mesh: 0, normals: false });
+  const one = model.skin(pose, { mesh: 0, normals: false, kernel: 'portable' });
+  model.skinInto(0, pose, one.positions, null, true, 'simd128');
   const count: number = one.positions.length + first.length + model.counts.vertices;
   const glb: Uint8Array = model.toGlb();
   const iqm: Uint8Array = model.save('iqm', { maxInfluences: 4 });
