@@ -3,7 +3,8 @@
    sentence; the count is of all findings whatever the capacity; a version 1 file made here is
    refused by qfusion; a Warfork player model's animation.cfg is read through the caller's io;
    bad arguments write nothing; ossa_save_with's engine writes an IQM qfusion loads, and refuses
-   (naming the rule) a format that is not IQM. The corpus checks skip when it is absent. */
+   (naming the rule) a format that is not IQM; with `beside` it hands over the sidecars ossa
+   convert --engine writes. The corpus checks skip when it is absent. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stddef.h>
@@ -254,6 +255,131 @@ static void check_save(const char *dir)
     ossa_model_free(model);
 }
 
+/* The files ossa_save_with hands to `beside`: their names, one after the other, and the last
+   file's bytes. */
+typedef struct beside_files {
+    char names[512];
+    fx_buf last;
+    size_t count;
+} beside_files;
+
+static uint32_t collect_beside(void *user, const char *name, const uint8_t *data, size_t size)
+{
+    beside_files *b = user;
+    size_t used = strlen(b->names);
+    snprintf(b->names + used, sizeof b->names - used, "%s%s", used ? " " : "", name);
+    fx_buf_free(&b->last);
+    b->count++;
+    return fx_collect(&b->last, data, size);
+}
+
+/* With `beside`, the sidecars ossa convert --engine writes: xon_zombie.dpm for DarkPlaces comes
+   with its framegroups (one line a scene) and, named with the model's file, its four .skin files
+   again; a Warfork player model with the animation.cfg made from its scenes. */
+static void check_save_beside(const char *corpus)
+{
+    char path[4200];
+    ossa_model *model = NULL;
+    ossa_save_options opt;
+    ossa_error error;
+    fx_buf saved = {0};
+    beside_files files = {{0}, {0}, 0};
+    ossa_model_info info;
+    size_t lines = 0, k;
+
+    snprintf(path, sizeof path, "%s/dpm/xon_zombie.dpm", corpus);
+    if (ossa_load_file(path, NULL, &model, &error) != OSSA_OK)
+        return;
+    ossa_save_options_init(&opt);
+    opt.engine = OSSA_ENGINE_DARKPLACES;
+    opt.output_name = "zombie.iqm";
+    opt.beside = collect_beside;
+    opt.beside_user = &files;
+    CHECK_OK(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error));
+    CHECK(saved.size > 124 && memcmp(saved.data, "INTERQUAKEMODEL", 16) == 0);
+    CHECK_STR(files.names, "zombie.iqm.framegroups");
+    for (k = 0; k < files.last.size; k++)
+        lines += files.last.data[k] == '\n';
+    CHECK_OK(ossa_model_get_info(model, &info));
+    CHECK_EQ_U(lines, info.animation_count);
+    fx_buf_free(&saved);
+    fx_buf_free(&files.last);
+
+    /* Told the model's file, the .skin files beside it are written again for the IQM. */
+    memset(&files, 0, sizeof files);
+    opt.name = path;
+    CHECK_OK(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error));
+    CHECK_STR(files.names, "zombie.iqm.framegroups zombie.iqm_0.skin zombie.iqm_1.skin zombie.iqm_2.skin "
+                           "zombie.iqm_3.skin");
+    CHECK(files.last.size > 0 && memchr(files.last.data, ',', files.last.size) != NULL);
+    fx_buf_free(&saved);
+    fx_buf_free(&files.last);
+
+    /* The zombie as a Warfork player model is refused, naming the rule: its 31 scenes make an
+       animation.cfg of fewer anims than Warfork's 49. */
+    memset(&files, 0, sizeof files);
+    ossa_save_options_init(&opt);
+    opt.engine = OSSA_ENGINE_WARFORK;
+    opt.save_flags = OSSA_SAVE_PLAYER;
+    opt.output_name = "tris.iqm";
+    opt.beside = collect_beside;
+    opt.beside_user = &files;
+    CHECK_RESULT(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error),
+                 OSSA_ERR_UNSUPPORTED);
+    CHECK_MESSAGE(error.message, "warfork.animation_cfg_count");
+    CHECK_EQ_U(saved.size, 0);
+    CHECK_EQ_U(files.count, 0);
+
+    /* What cannot be written is refused before anything is. */
+    memset(&files, 0, sizeof files);
+    opt.output_name = NULL;
+    CHECK_RESULT(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error),
+                 OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE(error.message, "options->output_name names the saved file");
+    opt.output_name = "tris.iqm";
+    opt.engine = OSSA_ENGINE_FTE;
+    CHECK_RESULT(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error),
+                 OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE(error.message, "OSSA_SAVE_PLAYER is for the engines qfusion and warfork");
+    opt.save_flags = OSSA_SAVE_SIDECARS;
+    opt.beside = NULL;
+    CHECK_RESULT(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error),
+                 OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE(error.message, "options->beside receives them");
+    opt.beside = collect_beside;
+    CHECK_RESULT(ossa_save_with(model, OSSA_FORMAT_DPM, &opt, fx_collect, &saved, &error),
+                 OSSA_ERR_INVALID_ARGUMENT);
+    CHECK_MESSAGE(error.message, "engine is for IQM, not DPM");
+    CHECK_EQ_U(saved.size, 0);
+    CHECK_EQ_U(files.count, 0);
+
+    /* The Warsow 0.5 player (its SKP beside it) as Warfork's tris.iqm and animation.cfg. */
+    snprintf(path, sizeof path, "%s/skm/wsw05sdk_monada_tris.skm", corpus);
+    {
+        ossa_model *player = NULL;
+        if (ossa_load_file(path, NULL, &player, &error) == OSSA_OK) {
+            memset(&files, 0, sizeof files);
+            opt.engine = OSSA_ENGINE_WARFORK;
+            opt.save_flags = OSSA_SAVE_PLAYER;
+            CHECK_OK(ossa_save_with(player, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error));
+            CHECK_STR(files.names, "animation.cfg");
+            CHECK(files.last.size > 0 && memcmp(files.last.data, "//", 2) == 0);
+            fx_buf_free(&saved);
+            fx_buf_free(&files.last);
+            ossa_model_free(player);
+        }
+    }
+
+    /* The layout released before the files beside is still taken. */
+    ossa_save_options_init(&opt);
+    opt.size = (uint32_t)offsetof(ossa_save_options, save_flags);
+    opt.engine = OSSA_ENGINE_DARKPLACES;
+    CHECK_OK(ossa_save_with(model, OSSA_FORMAT_IQM, &opt, fx_collect, &saved, &error));
+    CHECK(saved.size > 124);
+    fx_buf_free(&saved);
+    ossa_model_free(model);
+}
+
 int main(void)
 {
     char dir[4096];
@@ -262,5 +388,6 @@ int main(void)
     check_arguments();
     check_bush(dir);
     check_save(dir);
+    check_save_beside(fx_corpus_dir());
     return check_finish("test_engines");
 }

@@ -70,6 +70,19 @@
 #define OSSA_OPTIMIZE_SKIN_ORDER 16
 
 /**
+ * Save option flag (`ossa_save_options.save_flags`), IQM: write the sidecars even where the
+ * engine does not need them (`NAME.framegroups`; `animation.cfg` for qfusion and Warfork), as
+ * `ossa convert --sidecars` does; needs `beside`.
+ */
+#define OSSA_SAVE_SIDECARS 1
+
+/**
+ * Save option flag, IQM for qfusion or Warfork: a player model (`tris.iqm`), with its
+ * `animation.cfg` (made from the scenes), as `ossa convert --player` writes it; needs `beside`.
+ */
+#define OSSA_SAVE_PLAYER 2
+
+/**
  * View: yaw 45 degrees toward the model's right, pitch 20 degrees up.
  */
 #define OSSA_VIEW_THREE_QUARTER 0
@@ -734,6 +747,12 @@ typedef struct ossa_export_report {
   uint32_t texture_warnings;
 } ossa_export_report;
 
+/**
+ * Receives one file written beside the saved model: its name (no directories, NUL-terminated,
+ * valid during the call) and its bytes; returns OSSA_OK or an error to stop saving.
+ */
+typedef uint32_t (*ossa_beside_fn)(void *user, const char *name, const uint8_t *data, size_t size);
+
 typedef struct ossa_save_options {
   /**
    * sizeof(ossa_save_options), set by ossa_save_options_init; the struct only grows at its end
@@ -778,6 +797,24 @@ typedef struct ossa_save_options {
    * (OSSA_ERR_UNSUPPORTED, or OSSA_ERR_LIMIT for qfusion's vertex limit, naming the rule)
    */
   uint32_t engine;
+  /**
+   * OSSA_SAVE_*: the sidecars an IQM's engine reads, a player model
+   */
+  uint32_t save_flags;
+  /**
+   * the saved file's name without directories (`zombie.iqm`, `tris.iqm`): the files written
+   * beside it are named after it; needed with `beside`
+   */
+  const char *output_name;
+  /**
+   * receives each file that goes beside the saved one, as ossa convert writes them: an IQM's
+   * sidecars (with `engine`, or OSSA_SAVE_SIDECARS: `NAME.framegroups`, `animation.cfg`,
+   * and with `name` the `NAME_K.skin` files of the `.skin` files beside the model's), a Sims
+   * CMX's or BCF's skills' CFPs; NULL = none are written (a CMX then holds its skills
+   * without their numbers)
+   */
+  ossa_beside_fn beside;
+  void *beside_user;
 } ossa_save_options;
 
 /**

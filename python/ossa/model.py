@@ -920,17 +920,82 @@ class Model:
         self.write(buffer, format, optimize)
         return buffer.getvalue()
 
-    def save(self, path: StrPath, format: Format | str | None = None, optimize: OptimizeFlag | int = 0) -> None:
-        """Saves to `path` as `format`, by default the one its extension names (as the CLI does)."""
+    def save(
+        self,
+        path: StrPath,
+        format: Format | str | None = None,
+        optimize: OptimizeFlag | int = 0,
+        *,
+        engine: Any = None,
+        sidecars: bool = False,
+        player: bool = False,
+        source: StrPath | None = None,
+    ) -> list[str]:
+        """Saves to `path` as `format`, by default the one its extension names (as the CLI does),
+        with the files `ossa convert` writes beside it; returns the paths written, `path` first.
+
+        IQM: `engine` (an `Engine` or its name) writes what that engine loads, with the sidecars
+        it reads (`NAME.framegroups`; `animation.cfg` for a qfusion or Warfork player model);
+        `sidecars` writes them for any engine or none; `player` makes a qfusion or Warfork player
+        model (name it `tris.iqm`); `source`, the model's file, has its `.skin` files written
+        again beside the IQM. A Sims CMX or BCF comes with its skills' CFPs. An engine's refusal
+        raises the error naming its rule, and nothing is written."""
+        from .engines import Engine
+
         fmt = Format.from_path(path) if format is None else Format.parse(format)
-        stream = open(path, "wb")
+        options = ffi.new("ossa_save_options *")
+        lib.ossa_save_options_init(options)
+        options.flags = int(optimize)
+        if engine is not None:
+            options.engine = int(Engine.parse(engine))
+        options.save_flags = (int(lib.OSSA_SAVE_SIDECARS) if sidecars else 0) | (
+            int(lib.OSSA_SAVE_PLAYER) if player else 0
+        )
+        output_name = ffi.new("char[]", os.fsencode(os.path.basename(os.fspath(path))))
+        options.output_name = output_name
+        source_name = ffi.new("char[]", os.fsencode(source)) if source is not None else ffi.NULL
+        options.name = source_name
+        beside: dict[str, bytes] = {}
+        failure: list[BaseException] = []
+
+        def take_file(_user: Any, name: Any, data: Any, size: int) -> int:
+            try:
+                beside[os.fsdecode(ffi.string(name))] = bytes(ffi.buffer(data, size))
+                return int(lib.OSSA_OK)
+            except BaseException as exc:  # handed back to the caller below; C cannot unwind
+                failure.append(exc)
+                return int(lib.OSSA_ERR_IO)
+
+        # Held here: a struct field does not keep the callback alive.
+        beside_callback = ffi.callback("ossa_beside_fn", take_file)
+        options.beside = beside_callback
+        stream = io.BytesIO()
+
+        def write_chunk(_user: Any, data: Any, size: int) -> int:
+            stream.write(ffi.buffer(data, size))
+            return int(lib.OSSA_OK)
+
+        callback = ffi.callback("ossa_write_fn", write_chunk)
+        record = ffi.new("ossa_error *")
+        code = lib.ossa_save_with(self._ptr, fmt, options, callback, ffi.NULL, record)
+        if failure:
+            raise failure[0]
+        raise_record(code, record)
+        directory = os.path.dirname(os.fspath(path))
+        files = [(os.fspath(path), stream.getvalue())]
+        files += [(os.path.join(directory, name), data) for name, data in beside.items()]
+        written: list[str] = []
         try:
-            with stream:
-                self.write(stream, fmt, optimize)
+            for file, data in files:
+                with open(file, "wb") as out:
+                    written.append(file)
+                    out.write(data)
         except BaseException:
-            # No half-written model is left behind.
-            os.unlink(path)
+            # No half-written set is left behind.
+            for file in written:
+                os.unlink(file)
             raise
+        return written
 
 
 def bind(meshes: Model, skeleton: Model) -> Model:

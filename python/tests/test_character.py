@@ -73,3 +73,16 @@ def test_a_missing_character_file_is_a_problem_not_an_exception(tmp_path: Path) 
     (problem,) = ossa.check_character(tmp_path / "nobody.cmx")
     assert problem.result_name == "OSSA_ERR_NOT_FOUND"
     assert problem.file == str(tmp_path / "nobody.cmx")
+
+
+def test_a_skeleton_with_a_skill_saves_as_a_character_file_with_its_cfp(character: Path) -> None:
+    model = ossa.load(character / "adult-skeleton.cmx").add_skills(character / "adult-idle1.cmx")
+    out = character / "out"
+    out.mkdir()
+    written = model.save(out / "walker.cmx")
+    names = [Path(p).name for p in written]
+    assert names[0] == "walker.cmx" and len(names) == 2 and names[1].endswith(".cfp"), names
+    # The file names the CFP it wrote beside itself: read back, the skill plays the same frames.
+    again = ossa.load(character / "adult-skeleton.cmx").add_skills(out / "walker.cmx")
+    assert [a.name for a in again.animations] == [a.name for a in model.animations]
+    assert [a.frame_count for a in again.animations] == [a.frame_count for a in model.animations]

@@ -71,3 +71,37 @@ def test_warfork_player_reads_animation_cfg_beside_it(corpus: Path, tmp_path: Pa
     data = (tmp_path / "tris.iqm").read_bytes()
     (note,) = ossa.check_engine(data, "warfork", player=True)
     assert note.rule == "warfork.animation_cfg_unchecked" and note.kind is ossa.FindingKind.NOTE
+
+
+def test_saved_for_an_engine_with_its_sidecars_as_the_cli_writes_them(corpus: Path, tmp_path: Path) -> None:
+    zombie = corpus / "dpm" / "xon_zombie.dpm"
+    model = ossa.load(zombie)
+    written = model.save(tmp_path / "zombie.iqm", engine="darkplaces", source=zombie)
+    names = [Path(p).name for p in written]
+    assert names == ["zombie.iqm", "zombie.iqm.framegroups"] + [f"zombie.iqm_{k}.skin" for k in range(4)]
+    framegroups = (tmp_path / "zombie.iqm.framegroups").read_text().splitlines()
+    assert len(framegroups) == len(model.animations)
+    again = ossa.load(tmp_path / "zombie.iqm")
+    assert [a.name for a in again.animations] == [a.name for a in model.animations]
+    assert ossa.check_engine(tmp_path / "zombie.iqm", "darkplaces") == []
+    # Each .skin file again, naming the IQM's meshes: as many lines as the one beside the DPM.
+    for k in range(4):
+        here = (tmp_path / f"zombie.iqm_{k}.skin").read_text().splitlines()
+        there = [l for l in (corpus / "dpm" / f"xon_zombie.dpm_{k}.skin").read_text().splitlines() if "," in l]
+        assert len(here) == len(there) and all("," in l for l in here), k
+
+    # A Warfork player model the zombie cannot be: refused, naming the rule, nothing written.
+    with pytest.raises(ossa.UnsupportedError, match="warfork.animation_cfg_count"):
+        model.save(tmp_path / "p" / "tris.iqm", engine="warfork", player=True)
+    assert not (tmp_path / "p").exists()
+    with pytest.raises(ossa.InvalidArgumentError, match="OSSA_SAVE_PLAYER is for the engines qfusion and warfork"):
+        model.save(tmp_path / "tris.iqm", engine="fte", player=True)
+    # Without an engine, the reference compiler's IQM, which holds 4 influences a vertex: the
+    # zombie's 8 are refused, naming the vertex; the spiderbot's is written with its framegroups.
+    with pytest.raises(ossa.UnsupportedError, match="mesh 1 vertex 0: 8 bones weigh on it"):
+        model.save(tmp_path / "plain.iqm", sidecars=True)
+    assert not (tmp_path / "plain.iqm").exists()
+    spiderbot = ossa.load(corpus / "dpm" / "xon_spiderbot.dpm")
+    written = spiderbot.save(tmp_path / "plain.iqm", sidecars=True)
+    assert [Path(p).name for p in written] == ["plain.iqm", "plain.iqm.framegroups"]
+    assert len((tmp_path / "plain.iqm.framegroups").read_text().splitlines()) == len(spiderbot.animations)

@@ -65,6 +65,13 @@ pub const OSSA_OPTIMIZE_BONE_ORDER: u32 = 8;
 /// the triangles first use them; triangles keep their order. Skinning then meets long runs
 /// under one matrix. After the vertex and triangle orders.
 pub const OSSA_OPTIMIZE_SKIN_ORDER: u32 = 16;
+/// Save option flag (`ossa_save_options.save_flags`), IQM: write the sidecars even where the
+/// engine does not need them (`NAME.framegroups`; `animation.cfg` for qfusion and Warfork), as
+/// `ossa convert --sidecars` does; needs `beside`.
+pub const OSSA_SAVE_SIDECARS: u32 = 1;
+/// Save option flag, IQM for qfusion or Warfork: a player model (`tris.iqm`), with its
+/// `animation.cfg` (made from the scenes), as `ossa convert --player` writes it; needs `beside`.
+pub const OSSA_SAVE_PLAYER: u32 = 2;
 
 /// Result codes: values are stable and never reused.
 #[repr(u32)]

@@ -1,6 +1,7 @@
 //! Optimising a model, and saving it in any format ossa writes, to a file or through the
 //! caller's write function.
 
+use crate::convert::{OutputFile, engine_files};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::iqm::{Engine, EngineWrite, write_for_engine};
@@ -11,10 +12,12 @@ use std::ffi::c_void;
 use std::ptr;
 
 use super::bones::ossa_model;
+use super::checks::c_str;
 use super::checks::{guard, model_ref, null, ossa_error, put};
 use super::load::{hand_out, ossa_file_io};
+use super::{OSSA_SAVE_PLAYER, OSSA_SAVE_SIDECARS};
 #[cfg(feature = "gltf")]
-use super::{checks::c_str, load::CallerIo, load::os_path};
+use super::{load::CallerIo, load::os_path};
 
 /// What a glTF export could not express exactly, relative to the model's size (docs/gltf.md).
 #[repr(C)]
@@ -68,10 +71,35 @@ pub struct ossa_save_options {
     /// --engine writes, without the sidecars; a file the engine would refuse is not written
     /// (OSSA_ERR_UNSUPPORTED, or OSSA_ERR_LIMIT for qfusion's vertex limit, naming the rule)
     pub engine: u32,
+    /// OSSA_SAVE_*: the sidecars an IQM's engine reads, a player model
+    pub save_flags: u32,
+    /// the saved file's name without directories (`zombie.iqm`, `tris.iqm`): the files written
+    /// beside it are named after it; needed with `beside`
+    pub output_name: *const c_char,
+    /// receives each file that goes beside the saved one, as ossa convert writes them: an IQM's
+    /// sidecars (with `engine`, or OSSA_SAVE_SIDECARS: `NAME.framegroups`, `animation.cfg`,
+    /// and with `name` the `NAME_K.skin` files of the `.skin` files beside the model's), a Sims
+    /// CMX's or BCF's skills' CFPs; NULL = none are written (a CMX then holds its skills
+    /// without their numbers)
+    pub beside: ossa_beside_fn,
+    pub beside_user: *mut c_void,
 }
 
 /// The layout of `ossa_save_options` before `engine`, which callers built against it pass.
 const SAVE_OPTIONS_WITHOUT_ENGINE: usize = std::mem::offset_of!(ossa_save_options, engine);
+/// The layout before `save_flags`: with `engine`, as released before the files beside.
+const SAVE_OPTIONS_WITHOUT_BESIDE: usize = std::mem::offset_of!(ossa_save_options, save_flags);
+
+/// Receives one file written beside the saved model: its name (no directories, NUL-terminated,
+/// valid during the call) and its bytes; returns OSSA_OK or an error to stop saving.
+pub type ossa_beside_fn = Option<
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        name: *const c_char,
+        data: *const u8,
+        size: usize,
+    ) -> u32,
+>;
 
 /// What ossa_model_optimize changed.
 #[repr(C)]
@@ -174,6 +202,10 @@ fn save_defaults() -> ossa_save_options {
         base_dir: ptr::null(),
         report: ptr::null_mut(),
         engine: 0,
+        save_flags: 0,
+        output_name: ptr::null(),
+        beside: None,
+        beside_user: ptr::null_mut(),
     }
 }
 
@@ -196,16 +228,21 @@ fn read_save_options(options: *const ossa_save_options) -> Result<ossa_save_opti
         // SAFETY: a non-null options pointer points to at least its `size` field.
         let size = unsafe { options.cast::<u32>().read_unaligned() } as usize;
         let full = size_of::<ossa_save_options>();
-        // A C compiler pads the earlier struct to its alignment; the padding is not a field.
-        let earlier = SAVE_OPTIONS_WITHOUT_ENGINE.next_multiple_of(align_of::<ossa_save_options>());
+        // A C compiler pads an earlier struct to its alignment; the padding is not a field.
+        let align = align_of::<ossa_save_options>();
+        let earliest = SAVE_OPTIONS_WITHOUT_ENGINE.next_multiple_of(align);
+        let earlier = SAVE_OPTIONS_WITHOUT_BESIDE.next_multiple_of(align);
         let n = if size == full {
             full
-        } else if size == earlier || size == SAVE_OPTIONS_WITHOUT_ENGINE {
+        } else if size == earlier || size == SAVE_OPTIONS_WITHOUT_BESIDE {
+            SAVE_OPTIONS_WITHOUT_BESIDE
+        } else if size == earliest || size == SAVE_OPTIONS_WITHOUT_ENGINE {
             SAVE_OPTIONS_WITHOUT_ENGINE
         } else {
             return Err(Error::invalid_argument(format!(
                 "options->size is {size}, which is no released size of ossa_save_options ({full} \
-                 bytes, or {earlier} without engine); call ossa_save_options_init first"
+                 bytes, {earlier} without the files beside, or {earliest} without engine); call \
+                 ossa_save_options_init first"
             )));
         };
         // SAFETY: the caller's struct holds `size` bytes; we copy no more than both structs hold.
@@ -220,13 +257,17 @@ fn read_save_options(options: *const ossa_save_options) -> Result<ossa_save_opti
     Ok(o)
 }
 
-/// The bytes of `model` as `format`, with the options' glTF settings and textures, and what a
-/// glTF export could not express.
-fn saved_bytes(
-    model: &Model,
-    format: Format,
-    o: &ossa_save_options,
-) -> Result<(Vec<u8>, Option<ossa_export_report>)> {
+/// What a save makes: the model's bytes, what a glTF export could not express, and the files
+/// that go beside it.
+struct Saved {
+    bytes: Vec<u8>,
+    report: Option<ossa_export_report>,
+    beside: Vec<OutputFile>,
+}
+
+/// The bytes of `model` as `format`, with the options' glTF settings and textures, what a glTF
+/// export could not express, and with `beside` the files that go beside it.
+fn saved_bytes(model: &Model, format: Format, o: &ossa_save_options) -> Result<Saved> {
     let flags = check_optimize_flags(o.flags)?;
     let optimized;
     let model = if flags == 0 {
@@ -235,21 +276,100 @@ fn saved_bytes(
         optimized = model.optimized(flags)?.0;
         &optimized
     };
-    if o.engine != 0 {
-        let engine = Engine::from_u32(o.engine).ok_or_else(|| {
-            Error::invalid_argument(format!("options->engine {} is no ossa_engine", o.engine))
-        })?;
-        if format != Format::Iqm {
-            return Err(Error::invalid_argument(format!(
-                "options->engine is for IQM, not {}",
-                format.name()
-            )));
-        }
+    let only = |bytes| Saved {
+        bytes,
+        report: None,
+        beside: Vec::new(),
+    };
+    if o.save_flags & !(OSSA_SAVE_SIDECARS | OSSA_SAVE_PLAYER) != 0 {
+        return Err(Error::invalid_argument(format!(
+            "unknown save flags {:#x}",
+            o.save_flags
+        )));
+    }
+    if o.save_flags != 0 && o.beside.is_none() {
+        return Err(Error::invalid_argument(
+            "options->save_flags write files beside the model: options->beside receives them",
+        ));
+    }
+    let engine = match o.engine {
+        0 => None,
+        e => Some(Engine::from_u32(e).ok_or_else(|| {
+            Error::invalid_argument(format!("options->engine {e} is no ossa_engine"))
+        })?),
+    };
+    if (engine.is_some() || o.save_flags != 0) && format != Format::Iqm {
+        let what = if engine.is_some() {
+            "engine is"
+        } else {
+            "save_flags are"
+        };
+        return Err(Error::invalid_argument(format!(
+            "options->{what} for IQM, not {}",
+            format.name()
+        )));
+    }
+    let qf = matches!(engine, Some(Engine::Qfusion | Engine::Warfork));
+    let player = o.save_flags & OSSA_SAVE_PLAYER != 0;
+    if player && !qf {
+        return Err(Error::invalid_argument(
+            "OSSA_SAVE_PLAYER is for the engines qfusion and warfork",
+        ));
+    }
+    let output_name = || {
+        c_str(o.output_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| {
+                Error::invalid_argument(
+                    "options->output_name names the saved file, after which the files beside it \
+                     are named",
+                )
+            })
+    };
+    let sidecars = o.save_flags & OSSA_SAVE_SIDECARS != 0;
+    if format == Format::Iqm && o.beside.is_some() && (engine.is_some() || sidecars) {
+        let skins = if qf {
+            Vec::new()
+        } else {
+            skin_variants(model, o)?
+        };
         let how = EngineWrite {
-            engine: Some(engine),
+            engine,
+            player,
+            player_config: None,
+            sidecars,
+        };
+        let mut files = engine_files(model, &output_name()?, &how, &skins)?.files;
+        let bytes = if files.is_empty() {
+            Vec::new()
+        } else {
+            files.remove(0).bytes
+        };
+        return Ok(Saved {
+            bytes,
+            report: None,
+            beside: files,
+        });
+    }
+    if engine.is_some() {
+        let how = EngineWrite {
+            engine,
             ..EngineWrite::default()
         };
-        return Ok((write_for_engine(model, &how)?.iqm, None));
+        return Ok(only(write_for_engine(model, &how)?.iqm));
+    }
+    if let Format::SimsCmx | Format::SimsBcf = format
+        && o.beside.is_some()
+    {
+        let saved = crate::cmx::write_with_skills(model, format == Format::SimsBcf)?;
+        let beside = (saved.cfps.into_iter())
+            .map(|(name, bytes)| OutputFile { name, bytes })
+            .collect();
+        return Ok(Saved {
+            bytes: saved.bytes,
+            report: None,
+            beside,
+        });
     }
     if !matches!(format, Format::Glb | Format::Gltf) {
         if o.scale != 1.0 || o.max_influences != 0 || !o.report.is_null() {
@@ -258,9 +378,40 @@ fn saved_bytes(
                 format.name()
             )));
         }
-        return Ok((model.save(format)?, None));
+        return Ok(only(model.save(format)?));
     }
-    export_gltf(model, format, o).map(|(bytes, report)| (bytes, Some(report)))
+    let (bytes, report) = export_gltf(model, format, o)?;
+    Ok(Saved {
+        bytes,
+        report: Some(report),
+        beside: Vec::new(),
+    })
+}
+
+/// The `.skin` files beside the model's file (`options->name`), per file and mesh the texture
+/// it names, to be written again beside an IQM; none without a name.
+#[cfg(feature = "gltf")]
+fn skin_variants(model: &Model, o: &ossa_save_options) -> Result<Vec<Vec<Option<String>>>> {
+    use crate::textures::{find_textures, skin_files_beside, variant_texture_names};
+
+    let Some(name) = c_str(o.name).map(|n| n.to_string_lossy().into_owned()) else {
+        return Ok(Vec::new());
+    };
+    // SAFETY: a non-null io pointer points to an ossa_file_io that outlives the call.
+    let variants = match unsafe { o.io.as_ref() }.map(|io| CallerIo { io: *io }) {
+        Some(io) => find_textures(model, Some((&io, name.as_str())), o.max_bytes).variants,
+        None => {
+            let base = c_str(o.base_dir).map(os_path);
+            let path = std::path::Path::new(&name);
+            skin_files_beside(model, path, base.as_deref(), o.max_bytes)?.0
+        }
+    };
+    Ok(variant_texture_names(&variants))
+}
+
+#[cfg(not(feature = "gltf"))]
+fn skin_variants(_: &Model, _: &ossa_save_options) -> Result<Vec<Vec<Option<String>>>> {
+    Ok(Vec::new())
 }
 
 #[cfg(feature = "gltf")]
@@ -339,6 +490,27 @@ fn write_out(write: ossa_write_fn, user: *mut c_void, bytes: &[u8]) -> Result<()
     Ok(())
 }
 
+/// Hands a file that goes beside the saved model to the caller's callback.
+fn write_beside(beside: ossa_beside_fn, user: *mut c_void, file: &OutputFile) -> Result<()> {
+    let beside = beside.ok_or_else(|| null("options->beside"))?;
+    let name = std::ffi::CString::new(file.name.as_str()).map_err(|_| {
+        Error::invalid_argument(format!("{:?}: a file name with a NUL byte", file.name))
+    })?;
+    // SAFETY: the caller supplied this callback for exactly this call shape; the name and bytes
+    // live through the call.
+    let code = unsafe { beside(user, name.as_ptr(), file.bytes.as_ptr(), file.bytes.len()) };
+    if code != 0 {
+        return Err(Error::io(
+            format!(
+                "the beside callback failed with code {code} on {}",
+                file.name
+            ),
+            None,
+        ));
+    }
+    Ok(())
+}
+
 /// ossa_save with options (NULL = the defaults of ossa_save_options_init): for glTF, the scale,
 /// the influences kept, where the textures are found, and a report of what the export could not
 /// express exactly. The report is written only when the call succeeds.
@@ -361,9 +533,12 @@ pub unsafe extern "C" fn ossa_save_with(
         let format = Format::from_u32(format)
             .ok_or_else(|| Error::invalid_argument(format!("format {format} is no ossa_format")))?;
         let options = read_save_options(options)?;
-        let (bytes, report) = saved_bytes(model, format, &options)?;
-        write_out(write, user, &bytes)?;
-        if let Some(report) = report.filter(|_| !options.report.is_null()) {
+        let saved = saved_bytes(model, format, &options)?;
+        write_out(write, user, &saved.bytes)?;
+        for file in &saved.beside {
+            write_beside(options.beside, options.beside_user, file)?;
+        }
+        if let Some(report) = saved.report.filter(|_| !options.report.is_null()) {
             put(options.report, report);
         }
         Ok(())
