@@ -195,7 +195,9 @@ impl Error {
     }
 
     /// The same error again, for a failure reported in more than one place (a file named by
-    /// several buffers); an I/O error's source keeps its kind and text.
+    /// several buffers); an I/O error's source keeps its kind and text. glTF's reader alone
+    /// needs it.
+    #[cfg(feature = "gltf")]
     pub(crate) fn duplicate(&self) -> Error {
         let d = self.detail().clone();
         match self {
