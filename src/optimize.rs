@@ -62,9 +62,10 @@ pub struct OptimizeReport {
 /// Vertex-cache misses of an index list in a FIFO cache of `size` entries.
 pub fn cache_misses(indices: &[u32], size: usize) -> usize {
     // A table over the vertex numbers, where they are not many more than the indices (a mesh's
-    // are fewer): one look-up an index instead of a search of the ring.
+    // are fewer): one look-up an index instead of a search of the ring. Bounded by the list, so
+    // that many small lists do not each clear a large table.
     let most = indices.iter().max().map_or(0, |&m| m as usize);
-    if size > 0 && most < indices.len().saturating_mul(4).max(4096) {
+    if size > 0 && most < indices.len().saturating_mul(4) {
         return misses_by_stamp(indices, size, most + 1);
     }
     match size {
