@@ -498,17 +498,18 @@ impl Session {
         settings: &SaveSettings,
     ) -> Result<(Vec<OutputFile>, Vec<String>), Error> {
         let options = crate::convert::options(settings);
-        let (prepared, mut notes) = ossa::convert::prepare(&self.model, Format::Iqm, &options)?;
+        // As `ossa convert` does: the skin order first, then the options that change what the
+        // model holds.
+        let mut skin_note = None;
         let mut ordered = None;
         if settings.skin_order {
-            let model = prepared.as_ref().unwrap_or(&self.model);
-            let (model, note) = ossa::convert::skin_ordered(model)?;
-            ordered = Some((model, note));
+            let (model, note) = ossa::convert::skin_ordered(&self.model)?;
+            ordered = Some(model);
+            skin_note = Some(note);
         }
-        let model = match &ordered {
-            Some((model, _)) => model,
-            None => prepared.as_ref().unwrap_or(&self.model),
-        };
+        let model = ordered.as_ref().unwrap_or(&self.model);
+        let (prepared, mut notes) = ossa::convert::prepare(model, Format::Iqm, &options)?;
+        let model = prepared.as_ref().unwrap_or(model);
         let qf = matches!(engine, Some(Engine::Qfusion | Engine::Warfork));
         let player = qf && (settings.player || stem.eq_ignore_ascii_case("tris"));
         // A player model's anims come from the animation.cfg beside it, when there is one.
@@ -547,7 +548,7 @@ impl Session {
         let mut said = vec![set.line];
         said.append(&mut notes);
         said.extend(set.notes);
-        said.extend(ordered.map(|(_, note)| note));
+        said.extend(skin_note);
         said.extend(
             set.findings
                 .iter()
