@@ -6,7 +6,7 @@
 
 /// Four `f32` lanes. Shuffles follow SSE's `shufps` and unpack instructions, whose names the
 /// kernel was first written with.
-pub(super) trait Lanes: Copy {
+pub(crate) trait Lanes: Copy {
     fn zero() -> Self;
     fn splat(x: f32) -> Self;
     /// The 16 bytes at `at`.

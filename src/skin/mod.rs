@@ -36,6 +36,11 @@ use std::sync::OnceLock;
 use crate::error::{Error, Result};
 use crate::math::Mat3x4;
 use crate::model::{Influence, Mesh, Model};
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+pub(crate) use lanes::Lanes;
 pub use plan::SkinLayout;
 pub(crate) use plan::Survey;
 use plan::{Group, MAX_PALETTE_BONES, Member};

@@ -11,6 +11,7 @@
 //! writes a model for one of them, with its sidecars (`.framegroups`, Warfork's
 //! `animation.cfg`, read and written by [`player`]).
 
+mod bind;
 mod cfg;
 pub mod engines;
 pub mod player;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use byteorder::{ByteOrder, LittleEndian as Le};
 use glam::Quat;
 
+use super::bind::{BindSpace, Finite};
 use crate::cursor::{field_at, record_at, span, table_bytes};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::binary::{SUM_EXACT, SUM_TOLERATED};
@@ -1515,6 +1516,7 @@ fn build_meshes(
     };
     let mut reached_out = 0usize;
     let mut counts = WeightCounts::default();
+    let space = BindSpace::new(inverse_bind);
     let mut out = Vec::with_capacity(records.len());
     // Each file vertex's number in the mesh being built, where a triangle reached it outside
     // the mesh's range (u32::MAX: not yet); made at the first such vertex, and charged with
@@ -1605,6 +1607,7 @@ fn build_meshes(
             m,
             name: &r.name,
             order: &order,
+            own,
             positions: &v.positions,
             normals,
             inverse_bind,
@@ -1612,10 +1615,13 @@ fn build_meshes(
         let (influence_start, influences) = match &v.blends {
             // The tools' arrays: the weighted slots known from the bytes, no float compared.
             Some((Joints::Bytes(idx), Weights::Bytes(wts))) => {
-                mesh.influences(ck, &mut counts, |g| {
-                    let (ix, w) = (idx.get(g).copied(), wts.get(g).copied());
-                    byte_slots(ix.unwrap_or_default(), w.unwrap_or_default(), nb)
-                })
+                match mesh.byte_influences(&space, idx, wts, &mut counts) {
+                    Some(made) => Ok(made),
+                    None => mesh.influences(ck, &mut counts, |g| {
+                        let (ix, w) = (idx.get(g).copied(), wts.get(g).copied());
+                        byte_slots(ix.unwrap_or_default(), w.unwrap_or_default(), nb)
+                    }),
+                }
             }
             Some((idx, wts)) => {
                 mesh.influences(ck, &mut counts, |g| float_slots(idx.get(g), wts.get(g), nb))
@@ -1705,6 +1711,80 @@ struct Slots {
     outside: bool,
 }
 
+/// A vertex's influences from its weighted slots (some, not all the weight on slot 0, none
+/// on a joint past the model's), pushed onto `influences`: the weights scaled to sum to 1 where
+/// they do not. Whether they were off by more than the tolerated rounding.
+#[inline(never)]
+fn blend_bytes(
+    space: &BindSpace,
+    ix: [u8; 4],
+    w: [u8; 4],
+    p: [f32; 3],
+    n: [f32; 3],
+    influences: &mut Vec<Influence>,
+    finite: &mut Finite,
+) -> bool {
+    let mut chosen = [(0u32, 0u8); 4];
+    let mut used = 0usize;
+    for (&b, &wk) in ix.iter().zip(&w) {
+        if let Some(slot) = chosen.get_mut(used) {
+            *slot = (u32::from(b), wk);
+        }
+        used = used.saturating_add(usize::from(wk != 0));
+    }
+    let chosen = chosen.get(..used).unwrap_or_default();
+    let bytes: u32 = chosen.iter().map(|s| u32::from(s.1)).sum();
+    // Byte weights summing to 255 sum to 1 within far less than `SUM_EXACT` as floats.
+    let (scale, off) = if bytes == 255 {
+        (1.0, false)
+    } else {
+        let sum: f32 = chosen.iter().map(|s| byte_weight(s.1)).sum();
+        let scale = if (sum - 1.0).abs() > SUM_EXACT {
+            1.0 / sum
+        } else {
+            1.0
+        };
+        (scale, (sum - 1.0).abs() > SUM_TOLERATED)
+    };
+    for &(b, wb) in chosen {
+        let w = byte_weight(wb) * scale;
+        influences.push(space.influence(b, w, p, n, finite));
+    }
+    off
+}
+
+/// The influences of vertices with joint bytes `ix` and weight bytes `w` (each weighted slot,
+/// or the first joint alone where none is), and whether a weighted slot names a joint at or
+/// past `nb`: loops the compiler vectorises, for most of the vertices of a load.
+fn tally_slots(ix: &[[u8; 4]], w: &[[u8; 4]], nb: u32) -> (usize, bool) {
+    let weighted = w
+        .as_flattened()
+        .iter()
+        .map(|&b| usize::from(b != 0))
+        .sum::<usize>();
+    let unweighted = w.iter().map(|w| usize::from(*w == [0; 4])).sum::<usize>();
+    let outside = match u8::try_from(nb) {
+        // Every joint byte names a joint of a model of 256 or more.
+        Err(_) => false,
+        Ok(limit) => {
+            let pairs = ix.as_flattened().iter().zip(w.as_flattened());
+            pairs.fold(0u8, |bad, (&i, &wk)| {
+                bad | u8::from((wk != 0) & (i >= limit))
+            }) != 0
+        }
+    };
+    (weighted.saturating_add(unweighted), outside)
+}
+
+/// A weight byte as a float: `byte as f32 / 255.0`.
+#[inline(always)]
+fn byte_weight(b: u8) -> f32 {
+    BYTE_WEIGHTS
+        .get(usize::from(b))
+        .copied()
+        .unwrap_or_default()
+}
+
 #[inline(always)]
 fn byte_slots(ix: [u8; 4], w: [u8; 4], nb: u32) -> Slots {
     let (mut keep, mut outside) = (0u32, false);
@@ -1756,12 +1836,93 @@ struct MeshVertices<'a> {
     m: usize,
     name: &'a Name,
     order: &'a [u32],
+    /// The first `own` of `order` are the mesh's own vertices, consecutive in the file.
+    own: usize,
     positions: &'a Column<'a, 3>,
     normals: &'a Column<'a, 3>,
     inverse_bind: &'a [Mat3x4],
 }
 
 impl MeshVertices<'_> {
+    /// [`MeshVertices::influences`] for the portable layout's blend bytes, in loops without an
+    /// error path: the slots are found four bytes at a time in a word, the weights' byte sum
+    /// tells whether they sum to 1, and finiteness is checked once for the mesh. `None` where
+    /// a vertex needs [`MeshVertices::influences`] to report it (a weighted slot on a joint past
+    /// the model's, a result that is not finite), which then runs instead; `counts` is only
+    /// added to when this gives the influences.
+    #[inline(never)]
+    fn byte_influences(
+        &self,
+        space: &BindSpace,
+        idx: &[[u8; 4]],
+        wts: &[[u8; 4]],
+        counts: &mut WeightCounts,
+    ) -> Option<(Vec<u32>, Vec<Influence>)> {
+        let nb = self.inverse_bind.len() as u32;
+        if nb == 0 {
+            return None;
+        }
+        // The influences counted (a vertex's weighted slots, or its first joint alone) before
+        // any is made: over the bytes of the mesh's own vertices as they lie, then one by one
+        // the vertices of other meshes its triangles use.
+        let (own, others) = self.order.split_at(self.own.min(self.order.len()));
+        let first = own.first().map_or(0, |&g| g as usize);
+        let mut tally = tally_slots(
+            idx.get(first..first.checked_add(own.len())?)?,
+            wts.get(first..first.checked_add(own.len())?)?,
+            nb,
+        );
+        for &g in others {
+            let g = g as usize;
+            let one = tally_slots(idx.get(g..=g)?, wts.get(g..=g)?, nb);
+            tally = (tally.0.saturating_add(one.0), tally.1 | one.1);
+        }
+        let (count, outside) = tally;
+        if outside {
+            return None;
+        }
+        let mut influence_start = Vec::with_capacity(self.order.len().saturating_add(1));
+        influence_start.push(0u32);
+        let mut influences: Vec<Influence> = Vec::with_capacity(count);
+        let (mut zero, mut off, mut finite) = (0usize, 0usize, Finite::new());
+        for &g in self.order {
+            let g = g as usize;
+            let p = self.positions.get(g).unwrap_or_default();
+            let n = self.normals.get(g).unwrap_or_default();
+            let (ix, w) = (
+                idx.get(g).copied().unwrap_or_default(),
+                wts.get(g).copied().unwrap_or_default(),
+            );
+            let weights = u32::from_le_bytes(w);
+            if weights == 0xff || weights == 0 {
+                // One joint, all the weight (most vertices of most models), or no weight at
+                // all: rigid on the first joint, as DarkPlaces' CPU path and QF do.
+                zero = zero.saturating_add(usize::from(weights == 0));
+                let b = Some(u32::from(ix[0])).filter(|&b| b < nb).unwrap_or(0);
+                influences.push(space.influence(b, 1.0, p, n, &mut finite));
+                influence_start.push(influences.len() as u32);
+                continue;
+            }
+            let blend_off = usize::from(blend_bytes(
+                space,
+                ix,
+                w,
+                p,
+                n,
+                &mut influences,
+                &mut finite,
+            ));
+            off = off.saturating_add(blend_off);
+            influence_start.push(influences.len() as u32);
+        }
+        if !finite.all() {
+            return None;
+        }
+        counts.zero = counts.zero.saturating_add(zero);
+        counts.off = counts.off.saturating_add(off);
+        Some((influence_start, influences))
+    }
+
     /// Every vertex's influences in bind space, and where each vertex's start; `slots` reads
     /// a file vertex's blend slots (one function a kind of blend array, so that the loop is
     /// made for each).
@@ -2129,4 +2290,173 @@ fn read_fte_skins(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn words(values: &[f32]) -> Vec<[u8; 4]> {
+        values.iter().map(|v| v.to_le_bytes()).collect()
+    }
+
+    /// Three joints whose inverse bind matrices round: rotations, a scale and translations.
+    fn joints() -> Vec<Mat3x4> {
+        vec![
+            Mat3x4 {
+                m: [
+                    0.36, -0.48, 0.8, 1.1, 0.8, 0.6, 0.0, -2.7, -0.48, 0.64, 0.6, 0.3,
+                ],
+            },
+            Mat3x4 {
+                m: [
+                    1.0 / 3.0,
+                    0.7,
+                    -0.1,
+                    1e-3,
+                    0.2,
+                    1.0 / 7.0,
+                    0.9,
+                    5.5,
+                    -0.3,
+                    0.4,
+                    0.11,
+                    -9.25,
+                ],
+            },
+            Mat3x4 {
+                m: [
+                    2.5, 0.0, 0.0, -0.75, 0.0, 2.5, 0.0, 0.125, 0.0, 0.0, 2.5, 3.0,
+                ],
+            },
+        ]
+    }
+
+    /// The fast path for blend bytes and the general loop give the same influences, bits and
+    /// all, and the same counts, on every kind of slot list: one joint, no weight (on a joint
+    /// of the model and past it), blends summing to 255, to less (scaled, tolerated or not),
+    /// weights on later slots only, and a vertex of another mesh after the mesh's own.
+    #[test]
+    fn blend_bytes_give_the_general_loops_influences() {
+        let slots: [([u8; 4], [u8; 4]); 9] = [
+            ([1, 0, 0, 0], [255, 0, 0, 0]),
+            ([2, 0, 0, 0], [0, 0, 0, 0]),
+            ([7, 1, 0, 0], [0, 0, 0, 0]),
+            ([0, 2, 0, 0], [128, 127, 0, 0]),
+            ([1, 2, 0, 0], [100, 50, 0, 0]),
+            ([9, 9, 0, 1], [0, 0, 200, 55]),
+            ([0, 1, 2, 0], [85, 85, 85, 0]),
+            ([2, 0, 0, 0], [254, 0, 0, 0]),
+            ([1, 0, 2, 0], [3, 0, 250, 0]),
+        ];
+        let n = slots.len();
+        let positions: Vec<f32> = (0..n * 3).map(|i| (i as f32 * 0.77).sin() * 13.0).collect();
+        let normals: Vec<[f32; 3]> = (0..n)
+            .map(|v| {
+                let a = v as f32 * 0.9;
+                [a.cos() * 0.6, 0.8, a.sin() * 0.6]
+            })
+            .collect();
+        let (idx, wts): (Vec<[u8; 4]>, Vec<[u8; 4]>) = slots.iter().copied().unzip();
+        let inverse_bind = joints();
+        let position_words = words(&positions);
+        let (positions, normals) = (
+            Column::<3>::File(&position_words),
+            Column::<3>::Decoded(normals),
+        );
+        let name = Name::new(b"m");
+        // The mesh's own vertices 1 to 8, then vertex 0 of another mesh.
+        let order: Vec<u32> = (1..9).chain([0]).collect();
+        let mesh = MeshVertices {
+            m: 0,
+            name: &name,
+            order: &order,
+            own: 8,
+            positions: &positions,
+            normals: &normals,
+            inverse_bind: &inverse_bind,
+        };
+        let mut fast_counts = WeightCounts::default();
+        let fast = mesh
+            .byte_influences(&BindSpace::new(&inverse_bind), &idx, &wts, &mut fast_counts)
+            .expect("every slot is on a joint of the model");
+        let mut ck = Checker::for_sidecar("m.iqm".into(), false, u64::MAX);
+        let mut counts = WeightCounts::default();
+        let general = mesh
+            .influences(&mut ck, &mut counts, |g| {
+                let (ix, w) = (idx[g], wts[g]);
+                byte_slots(ix, w, inverse_bind.len() as u32)
+            })
+            .unwrap();
+        assert_eq!(fast.0, general.0);
+        let bits = |i: &Influence| {
+            (
+                i.origin.map(f32::to_bits),
+                i.weight.to_bits(),
+                i.normal.map(f32::to_bits),
+                i.bone,
+            )
+        };
+        assert_eq!(
+            fast.1.iter().map(bits).collect::<Vec<_>>(),
+            general.1.iter().map(bits).collect::<Vec<_>>()
+        );
+        assert_eq!(fast.0, [0, 1, 2, 4, 6, 8, 11, 12, 14, 15]);
+        assert_eq!((fast_counts.zero, fast_counts.off), (2, 1));
+        assert_eq!(
+            (fast_counts.zero, fast_counts.off),
+            (counts.zero, counts.off)
+        );
+    }
+
+    /// What the general loop reports is left to it: a weighted slot past the joints, and an
+    /// influence that is not finite.
+    #[test]
+    fn blend_bytes_leave_what_must_be_reported_to_the_general_loop() {
+        let position_words = words(&[1.0, 2.0, 3.0, 2.0, 2.0, 3.0]);
+        let positions = Column::<3>::File(&position_words);
+        let normals = Column::<3>::Decoded(vec![[0.0, 0.0, 1.0]; 2]);
+        let name = Name::new(b"m");
+        let order = [0u32, 1];
+        let inverse_bind = joints();
+        let mesh = MeshVertices {
+            m: 0,
+            name: &name,
+            order: &order,
+            own: 2,
+            positions: &positions,
+            normals: &normals,
+            inverse_bind: &inverse_bind,
+        };
+        let space = BindSpace::new(&inverse_bind);
+        let mut counts = WeightCounts::default();
+        let past = [[0, 3, 0, 0], [0, 0, 0, 0]];
+        let weights = [[200, 55, 0, 0], [255, 0, 0, 0]];
+        assert!(
+            mesh.byte_influences(&space, &past, &weights, &mut counts)
+                .is_none()
+        );
+        // Unweighted, joint 3 is no problem.
+        let unweighted = [[200, 0, 0, 0], [255, 0, 0, 0]];
+        assert!(
+            mesh.byte_influences(&space, &past, &unweighted, &mut counts)
+                .is_some()
+        );
+        let huge = [Mat3x4 {
+            m: [3e38, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+        }];
+        let mesh = MeshVertices {
+            inverse_bind: &huge,
+            ..mesh
+        };
+        let mut counts = WeightCounts::default();
+        let joint_0 = [[0; 4]; 2];
+        assert!(
+            mesh.byte_influences(&BindSpace::new(&huge), &joint_0, &weights, &mut counts)
+                .is_none(),
+            "3e38 times 2 is an infinity"
+        );
+        assert_eq!((counts.zero, counts.off), (0, 0), "counted only on success");
+    }
 }
