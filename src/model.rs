@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result, amount};
 use crate::format::Format;
+use crate::format::{Kernel, with_simd};
 use crate::math::{MAX_MAGNITUDE, Mat3x4, in_range};
 use crate::name_index::NameIndex;
 use crate::poses::Poses;
@@ -1582,18 +1583,9 @@ fn check_influence_magnitudes(meshes: &[MeshParts]) -> Result<()> {
     for (m, mesh) in meshes.iter().enumerate() {
         // One pass without branches (a float's magnitude orders as its bits, a NaN above every
         // number); the influence is looked for only when some value is out of range.
-        // Eight lanes, one an influence's 32 bytes (the bone's lane held at 0): one vector max
-        // an influence rather than a chain of seven.
-        let mut lanes = [0u32; 8];
-        for i in &mesh.influences {
-            let [o0, o1, o2] = i.origin;
-            let [n0, n1, n2] = i.normal;
-            let values = [o0, o1, o2, i.weight, n0, n1, n2, 0.0];
-            for (l, v) in lanes.iter_mut().zip(values) {
-                *l = (*l).max(v.to_bits() & !(1 << 31));
-            }
-        }
-        let largest = lanes.into_iter().max().unwrap_or_default();
+        // With AVX2 where the CPU has it: the unsigned max the loop needs is one instruction
+        // on eight lanes there, and a compare-and-select on four with SSE2.
+        let largest = with_simd(LargestMagnitude(&mesh.influences));
         if in_range(f32::from_bits(largest).into()) {
             continue;
         }
@@ -1608,6 +1600,29 @@ fn check_influence_magnitudes(meshes: &[MeshParts]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The largest magnitude (as the bits of a float without its sign; a NaN's are above every
+/// number's) among the influences' origins, weights and normals.
+struct LargestMagnitude<'a>(&'a [Influence]);
+
+impl Kernel for LargestMagnitude<'_> {
+    type Output = u32;
+    #[inline(always)]
+    fn run(self) -> u32 {
+        // Eight lanes, one an influence's 32 bytes (the bone's lane held at 0): one vector max
+        // an influence rather than a chain of seven.
+        let mut lanes = [0u32; 8];
+        for i in self.0 {
+            let [o0, o1, o2] = i.origin;
+            let [n0, n1, n2] = i.normal;
+            let values = [o0, o1, o2, i.weight, n0, n1, n2, 0.0];
+            for (l, v) in lanes.iter_mut().zip(values) {
+                *l = (*l).max(v.to_bits() & !(1 << 31));
+            }
+        }
+        lanes.into_iter().max().unwrap_or_default()
+    }
 }
 
 fn check_keyframes(sets: &[KeyedAnimation], animations: usize, bones: usize) -> Result<()> {

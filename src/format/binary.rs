@@ -351,7 +351,7 @@ pub(crate) fn header_start<'a, E: ByteOrder>(
 }
 
 /// A loop over file data, for [`with_simd`].
-trait Kernel {
+pub(crate) trait Kernel {
     type Output;
     /// Implementations are `#[inline(always)]`, so that their loop is compiled into each of
     /// [`with_simd`]'s copies rather than called from them.
@@ -362,7 +362,7 @@ trait Kernel {
 /// shuffle per 32 bytes rather than the eight instructions per 16 bytes of the x86-64 baseline,
 /// and big-endian files load at twice the speed. The kernel's code is the same either way.
 #[inline(always)]
-fn with_simd<K: Kernel>(kernel: K) -> K::Output {
+pub(crate) fn with_simd<K: Kernel>(kernel: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `avx2` needs AVX2, and the CPU has it: checked just above.

@@ -8,6 +8,7 @@
 )]
 
 mod binary;
+pub(crate) use binary::{Kernel, with_simd};
 pub mod cfp;
 pub mod cmx;
 pub mod dmf;
