@@ -651,7 +651,7 @@ impl Skeleton {
 }
 
 /// A mesh ready for posing and skinning; see [`MeshParts`] for the meaning of the fields.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Mesh {
     name: Name,
     shader: Name,
@@ -979,12 +979,44 @@ impl Model {
             }
             debug_assert!(check_influence_magnitudes(&meshes).is_ok());
         }
-        let mut model = Model::with_skeleton(
+        let model = Model::with_skeleton(
             Arc::clone(&self.skeleton),
             meshes,
             self.format,
             self.unbound.clone(),
         );
+        self.carried_into(model)
+    }
+
+    /// The model an order that moved no vertex and no triangle makes: its meshes as they are,
+    /// their skinning layouts included (the same vertices in the same places give the same
+    /// layout), over the shared skeleton; what else it keeps is what
+    /// [`Model::with_reordered_meshes`] keeps.
+    pub(crate) fn with_meshes_unmoved(&self) -> Model {
+        let model = Model {
+            format: self.format,
+            skeleton: Arc::clone(&self.skeleton),
+            meshes: self.meshes.clone(),
+            up_axis: 2,
+            handedness: 1,
+            mins: self.mins,
+            maxs: self.maxs,
+            extent: None,
+            unbound: self.unbound.clone(),
+            warnings: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
+            suits: Arc::from(Vec::new()),
+            source_version: None,
+            frame_format: None,
+            source: None,
+            kept: Kept::default(),
+        };
+        self.carried_into(model)
+    }
+
+    /// `model` with what a reordering of the meshes keeps of this one.
+    fn carried_into(&self, mut model: Model) -> Model {
         model.up_axis = self.up_axis;
         model.handedness = self.handedness;
         model.extent = self.extent;

@@ -146,11 +146,17 @@ fn misses_filling_first(indices: &[u32], ring: &mut [u32]) -> usize {
 }
 
 fn acmr(meshes: &[MeshParts]) -> f32 {
-    let triangles: usize = meshes.iter().map(|m| m.indices.len() / 3).sum();
-    let misses: usize = meshes
-        .iter()
-        .map(|m| cache_misses(&m.indices, CACHE_SIZE))
-        .sum();
+    acmr_of(meshes.iter().map(|m| m.indices.as_slice()))
+}
+
+/// Vertex-cache misses per triangle over the index lists together.
+fn acmr_of<'a>(lists: impl Iterator<Item = &'a [u32]>) -> f32 {
+    let (misses, triangles) = lists.fold((0, 0), |(misses, triangles), indices| {
+        (
+            misses + cache_misses(indices, CACHE_SIZE),
+            triangles + indices.len() / 3,
+        )
+    });
     if triangles == 0 {
         0.0
     } else {
@@ -338,15 +344,19 @@ impl std::hash::Hasher for Spread {
 /// influences, bone and weight bit for bit. Linear: the vertices are visited in first-use
 /// order, each set numbered as it first appears (found by a hash of its influences, checked
 /// against its first vertex's), then counted and placed.
-fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
+fn skin_order(
+    starts: &[u32],
+    influences: &[Influence],
+    indices: &[u32],
+    direct: &[bool],
+) -> Vec<u32> {
     use std::collections::HashMap;
     use std::hash::BuildHasherDefault;
 
-    let starts = &mesh.influence_start;
     let vc = starts.len().saturating_sub(1);
     let influences_of = |v: usize| -> &[Influence] {
         let (s, e) = (starts[v] as usize, starts[v + 1] as usize);
-        &mesh.influences[s..e]
+        &influences[s..e]
     };
     let same = |a: usize, b: usize| {
         influences_of(a).len() == influences_of(b).len()
@@ -364,7 +374,7 @@ fn skin_order(mesh: &MeshParts, direct: &[bool]) -> Vec<u32> {
             (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
         })
     };
-    let rank = first_use_order(&mesh.indices, vc);
+    let rank = first_use_order(indices, vc);
     let mut by_rank = vec![0u32; vc];
     for (v, &r) in rank.iter().enumerate() {
         by_rank[r as usize] = v as u32;
@@ -502,6 +512,35 @@ impl Model {
         // it, and only its meshes are copied (the poses of a long animation are most of a
         // model), not checked again (they hold what the model's held, in another order).
         let bones_stay = flags & (OPTIMIZE_UNUSED_BONES | OPTIMIZE_BONE_ORDER) == 0;
+        // A skin order alone is found from the model's own meshes first: where every mesh has
+        // it already (one-bone models often do), nothing is copied to be reordered.
+        let alone = OPTIMIZE_SKIN_ORDER | OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER;
+        let mut skin_maps: Vec<Vec<u32>> = Vec::new();
+        if bones_stay && flags & alone == OPTIMIZE_SKIN_ORDER {
+            skin_maps = (self.meshes().iter())
+                .map(|m| {
+                    let direct = m.skinned_directly();
+                    skin_order(
+                        m.influence_start(),
+                        m.all_influences(),
+                        m.indices(),
+                        &direct,
+                    )
+                })
+                .collect();
+            let identity = |map: &Vec<u32>| map.iter().enumerate().all(|(o, &n)| o == n as usize);
+            if skin_maps.iter().all(identity) {
+                let acmr = acmr_of(self.meshes().iter().map(|m| m.indices()));
+                let report = OptimizeReport {
+                    bones_before: self.bones().len() as u32,
+                    bones_after: self.bones().len() as u32,
+                    acmr_before: acmr,
+                    acmr_after: acmr,
+                    ..OptimizeReport::default()
+                };
+                return Ok((self.with_meshes_unmoved(), report));
+            }
+        }
         let mut parts: ModelParts = if bones_stay {
             ModelParts {
                 meshes: self.mesh_parts(),
@@ -575,7 +614,16 @@ impl Model {
                     }
                     marks.clear();
                 }
-                let map = skin_order(mesh, &is_direct);
+                // Found above already where the skin order is the only one.
+                let map = match skin_maps.get_mut(m) {
+                    Some(map) => std::mem::take(map),
+                    None => skin_order(
+                        &mesh.influence_start,
+                        &mesh.influences,
+                        &mesh.indices,
+                        &is_direct,
+                    ),
+                };
                 renumber(mesh, &map);
                 now.iter_mut().for_each(|v| *v = map[*v as usize]);
             }

@@ -175,6 +175,62 @@ fn orders_that_leave_the_bones_share_the_skeleton_and_the_rest_copy_it() {
     }
 }
 
+/// A model in skin order already gets its own meshes back, layouts and all, with a report that
+/// nothing moved and the cache misses it has, whichever path found it so: the skin order alone
+/// (found from the model's meshes, nothing copied) or with the vertex order (copied, renumbered).
+#[test]
+fn a_model_in_skin_order_already_keeps_its_meshes() {
+    let tube = TubeRig {
+        rings_per_bone: 6,
+        sides: 12,
+        ..TubeRig::default()
+    }
+    .build()
+    .unwrap();
+    let (model, first) = tube.optimized(OPTIMIZE_SKIN_ORDER).unwrap();
+    assert!(first.vertices_moved > 0, "{first:?}");
+    let (again, report) = model.optimized(OPTIMIZE_SKIN_ORDER).unwrap();
+    assert_eq!((report.vertices_moved, report.triangles_moved), (0, 0));
+    assert_eq!(
+        (report.acmr_before, report.acmr_after),
+        (first.acmr_after, first.acmr_after)
+    );
+    assert_eq!(
+        (report.bones_before, report.bones_after),
+        (model.bones().len() as u32, model.bones().len() as u32)
+    );
+    assert!(again.shares_skeleton(&model));
+    assert_eq!(drawn(&again), drawn(&model));
+    assert_eq!(again.heap_bytes(), model.heap_bytes());
+    assert_eq!(again.bounds(), model.bounds());
+    for (a, b) in again.meshes().iter().zip(model.meshes()) {
+        assert_eq!(a.indices(), b.indices());
+        assert_eq!(a.all_influences(), b.all_influences());
+        assert_eq!(a.texcoords(), b.texcoords());
+        assert_eq!(a.skin_layout(), b.skin_layout());
+    }
+    // The same model by the path that copies and renumbers (the tube's vertices are in the
+    // order of first use once in skin order, so the vertex order moves none of them either).
+    let (copied, both) = model
+        .optimized(OPTIMIZE_VERTEX_ORDER | OPTIMIZE_SKIN_ORDER)
+        .unwrap();
+    assert_eq!(both.vertices_moved, 0, "{both:?}");
+    assert_eq!(drawn(&copied), drawn(&again));
+    let layouts = |m: &Model| {
+        m.meshes()
+            .iter()
+            .map(|m| m.skin_layout())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(layouts(&copied), layouts(&again));
+    assert_eq!(copied.heap_bytes(), again.heap_bytes());
+    assert_eq!(copied.bounds(), again.bounds());
+    assert_eq!(
+        (copied.up_axis(), copied.format(), copied.frames().len()),
+        (again.up_axis(), again.format(), again.frames().len())
+    );
+}
+
 #[test]
 fn a_corpus_model_optimises_and_saves() {
     let path = corpus_dir().join("dpm/xon_zombie.dpm");

@@ -180,7 +180,7 @@ pub(crate) struct Member {
     pub weight: f32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SkinPlan {
     pub bone_groups: Vec<Group>,
     pub sets: Vec<Group>,
