@@ -993,25 +993,13 @@ impl Model {
     /// layout), over the shared skeleton; what else it keeps is what
     /// [`Model::with_reordered_meshes`] keeps.
     pub(crate) fn with_meshes_unmoved(&self) -> Model {
-        let model = Model {
-            format: self.format,
-            skeleton: Arc::clone(&self.skeleton),
-            meshes: self.meshes.clone(),
-            up_axis: 2,
-            handedness: 1,
-            mins: self.mins,
-            maxs: self.maxs,
-            extent: None,
-            unbound: self.unbound.clone(),
-            warnings: Vec::new(),
-            textures: Vec::new(),
-            materials: Vec::new(),
-            suits: Arc::from(Vec::new()),
-            source_version: None,
-            frame_format: None,
-            source: None,
-            kept: Kept::default(),
-        };
+        let model = Model::assembled(
+            self.format,
+            Arc::clone(&self.skeleton),
+            self.meshes.clone(),
+            (self.mins, self.maxs),
+            self.unbound.clone(),
+        );
         self.carried_into(model)
     }
 
@@ -1084,6 +1072,18 @@ impl Model {
                 m.plan = mesh_bones.plan(survey, &m.influence_start, &m.influences, size);
             }
         }
+        Model::assembled(format, skeleton, meshes, (mins, maxs), unbound)
+    }
+
+    /// A model of these laid-out meshes over `skeleton`, its bind pose within `bounds`; the
+    /// rest is a loader's to fill in.
+    fn assembled(
+        format: Format,
+        skeleton: Arc<Skeleton>,
+        meshes: Vec<Mesh>,
+        (mins, maxs): ([f32; 3], [f32; 3]),
+        unbound: Option<BoneSlots>,
+    ) -> Model {
         Model {
             format,
             skeleton,

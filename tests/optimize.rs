@@ -116,15 +116,20 @@ fn unused_bones_go_attachments_and_ancestors_stay() {
     );
 }
 
-#[test]
-fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
-    let model = TubeRig {
-        rings_per_bone: 12,
-        sides: 24,
+/// The generated tube, `rings` rings a bone of `sides` vertices each.
+fn tube(rings: u32, sides: u32) -> Model {
+    TubeRig {
+        rings_per_bone: rings,
+        sides,
         ..TubeRig::default()
     }
     .build()
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
+    let model = tube(12, 24);
     let (ordered, report) = model
         .optimized(OPTIMIZE_TRIANGLE_ORDER | OPTIMIZE_VERTEX_ORDER)
         .unwrap();
@@ -147,13 +152,7 @@ fn triangle_and_vertex_order_improve_the_cache_and_draw_the_same() {
 
 #[test]
 fn orders_that_leave_the_bones_share_the_skeleton_and_the_rest_copy_it() {
-    let model = TubeRig {
-        rings_per_bone: 6,
-        sides: 12,
-        ..TubeRig::default()
-    }
-    .build()
-    .unwrap();
+    let model = tube(6, 12);
     for flags in [
         OPTIMIZE_TRIANGLE_ORDER,
         OPTIMIZE_VERTEX_ORDER | OPTIMIZE_SKIN_ORDER,
@@ -180,13 +179,7 @@ fn orders_that_leave_the_bones_share_the_skeleton_and_the_rest_copy_it() {
 /// (found from the model's meshes, nothing copied) or with the vertex order (copied, renumbered).
 #[test]
 fn a_model_in_skin_order_already_keeps_its_meshes() {
-    let tube = TubeRig {
-        rings_per_bone: 6,
-        sides: 12,
-        ..TubeRig::default()
-    }
-    .build()
-    .unwrap();
+    let tube = tube(6, 12);
     let (model, first) = tube.optimized(OPTIMIZE_SKIN_ORDER).unwrap();
     assert!(first.vertices_moved > 0, "{first:?}");
     let (again, report) = model.optimized(OPTIMIZE_SKIN_ORDER).unwrap();

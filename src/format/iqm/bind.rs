@@ -192,14 +192,12 @@ impl BindSpace {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// The lanes give the scalar formula's bits, weight in lane 3 and the bone where it was
-    /// put, on matrices and vectors whose products round.
-    #[test]
-    fn columns_give_the_scalar_formulas_bits() {
-        let inv = [
+    /// Three joints whose inverse bind matrices round: rotations, a scale and translations.
+    pub(in crate::format::iqm) fn joints() -> Vec<Mat3x4> {
+        vec![
             Mat3x4 {
                 m: [
                     0.36, -0.48, 0.8, 1.1, 0.8, 0.6, 0.0, -2.7, -0.48, 0.64, 0.6, 0.3,
@@ -221,7 +219,19 @@ mod tests {
                     -9.25,
                 ],
             },
-        ];
+            Mat3x4 {
+                m: [
+                    2.5, 0.0, 0.0, -0.75, 0.0, 2.5, 0.0, 0.125, 0.0, 0.0, 2.5, 3.0,
+                ],
+            },
+        ]
+    }
+
+    /// The lanes give the scalar formula's bits, weight in lane 3 and the bone where it was
+    /// put, on matrices and vectors whose products round.
+    #[test]
+    fn columns_give_the_scalar_formulas_bits() {
+        let inv = joints();
         let space = BindSpace::new(&inv);
         let mut finite = Finite::new();
         for (b, m) in inv.iter().enumerate() {

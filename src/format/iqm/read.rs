@@ -2295,42 +2295,11 @@ fn read_fte_skins(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
+    use super::super::bind::tests::joints;
     use super::*;
 
     fn words(values: &[f32]) -> Vec<[u8; 4]> {
         values.iter().map(|v| v.to_le_bytes()).collect()
-    }
-
-    /// Three joints whose inverse bind matrices round: rotations, a scale and translations.
-    fn joints() -> Vec<Mat3x4> {
-        vec![
-            Mat3x4 {
-                m: [
-                    0.36, -0.48, 0.8, 1.1, 0.8, 0.6, 0.0, -2.7, -0.48, 0.64, 0.6, 0.3,
-                ],
-            },
-            Mat3x4 {
-                m: [
-                    1.0 / 3.0,
-                    0.7,
-                    -0.1,
-                    1e-3,
-                    0.2,
-                    1.0 / 7.0,
-                    0.9,
-                    5.5,
-                    -0.3,
-                    0.4,
-                    0.11,
-                    -9.25,
-                ],
-            },
-            Mat3x4 {
-                m: [
-                    2.5, 0.0, 0.0, -0.75, 0.0, 2.5, 0.0, 0.125, 0.0, 0.0, 2.5, 3.0,
-                ],
-            },
-        ]
     }
 
     /// The fast path for blend bytes and the general loop give the same influences, bits and
