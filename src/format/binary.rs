@@ -509,7 +509,7 @@ mod simd128 {
         largest: &mut [u32; W],
     ) -> bool {
         let lanes = W / 4;
-        if W % 4 != 0 || lanes == 0 || lanes > 4 || size_of::<T>() != 4 {
+        if !W.is_multiple_of(4) || lanes == 0 || lanes > 4 || size_of::<T>() != 4 {
             return false;
         }
         let big = E::read_u32(&[0, 0, 0, 1]) == 1;
@@ -520,17 +520,21 @@ mod simd128 {
         };
         let magnitude = u32x4_splat(!(1 << 31));
         let mut most: [v128; 4] = [u32x4_splat(0); 4];
-        for (slot, record) in spare.iter_mut().zip(records.chunks_exact(W * 4)) {
+        for (slot, record) in spare
+            .iter_mut()
+            .zip(records.chunks_exact(W.saturating_mul(4)))
+        {
             let out = slot.as_mut_ptr().cast::<u8>();
             for (k, m) in most.iter_mut().enumerate().take(lanes) {
                 // SAFETY: the record holds W * 4 bytes and 16 * k + 16 <= W * 4; v128_load
                 // reads unaligned bytes.
-                let v = unsafe { v128_load(record.as_ptr().add(16 * k).cast::<v128>()) };
+                let v =
+                    unsafe { v128_load(record.as_ptr().add(k.saturating_mul(16)).cast::<v128>()) };
                 let v = i8x16_swizzle(v, order);
                 *m = u32x4_max(*m, v128_and(v, magnitude));
                 // SAFETY: the slot is W words of 4 bytes; v128_store writes 16 unaligned bytes
                 // inside it, which are then its words k * 4 to k * 4 + 3.
-                unsafe { v128_store(out.add(16 * k).cast::<v128>(), v) };
+                unsafe { v128_store(out.add(k.saturating_mul(16)).cast::<v128>(), v) };
             }
         }
         for (k, m) in most.iter().enumerate().take(lanes) {
@@ -541,7 +545,7 @@ mod simd128 {
                 u32x4_extract_lane::<3>(*m),
             ];
             for (j, v) in lane.into_iter().enumerate() {
-                if let Some(l) = largest.get_mut(4 * k + j) {
+                if let Some(l) = largest.get_mut(k.saturating_mul(4).saturating_add(j)) {
                     *l = (*l).max(v);
                 }
             }

@@ -18,9 +18,6 @@ use super::axes::{Axes, Trs, conjugate, same_hemisphere, trs, unit_quat};
 use super::exact::{Exactness, Written, measure};
 use super::{Export, ExportOptions};
 
-/// Where a GLB's JSON chunk may grow to: the container's lengths are 32-bit.
-const MAX_GLB_BYTES: usize = u32::MAX as usize;
-
 /// The binary chunk and the document that points into it.
 struct Builder {
     root: Root,
@@ -1049,16 +1046,18 @@ fn pack(mut b: Builder, binary: bool) -> Result<Vec<u8>> {
         let mut text = json::serialize::to_vec(&b.root)
             .map_err(|e| Error::invalid_argument(format!("glTF JSON: {e}")))?;
         text.resize(text.len().next_multiple_of(4), b' ');
-        let total = 12 + 8 + text.len() + if bin_len > 0 { 8 + bin_len } else { 0 };
-        if total > MAX_GLB_BYTES {
+        // Summed in 64 bits: on a 32-bit target the sum itself could wrap.
+        let bin_chunk = if bin_len > 0 { 8 + bin_len as u64 } else { 0 };
+        let total = 12 + 8 + text.len() as u64 + bin_chunk;
+        let Ok(total) = u32::try_from(total) else {
             return Err(Error::limit(format!(
                 "the glTF binary would hold {total} bytes; GLB's lengths stop at 4 GiB"
             )));
-        }
-        let mut out = Vec::with_capacity(total);
+        };
+        let mut out = Vec::with_capacity(total as usize);
         out.extend_from_slice(b"glTF");
         out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
+        out.extend_from_slice(&total.to_le_bytes());
         out.extend_from_slice(&(text.len() as u32).to_le_bytes());
         out.extend_from_slice(b"JSON");
         out.extend_from_slice(&text);
