@@ -19,10 +19,10 @@ use super::MAGIC;
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::format::binary::{put_f32, put_u32, put_zeros};
-use crate::math::{Decomposed, Mat3x4};
-use crate::model::{Influence, Mesh, Model, Name};
+use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
+use crate::model::{Bone, Influence, Mesh, Model, Name, concat_into};
 use crate::pose::FrameBlend;
-use crate::poses::Poses;
+use crate::poses::{Poses, unit_or_identity};
 use crate::skin::{SKIN_NORMALIZE, Strided};
 
 type Le = LittleEndian;
@@ -365,6 +365,72 @@ fn gather_vertices(model: &Model, total: usize) -> Result<Vertices> {
         first = end;
     }
     Ok(v)
+}
+
+/// Refuses a model whose IQM would be written but not load: a reader puts each vertex in its
+/// joints' bind space (the inverse of the bind pose the joints' channels make, times the
+/// weight), and every loader refuses an influence past [`MAX_MAGNITUDE`]. A joint that shrinks
+/// to nearly nothing, or a bind pose the channels cannot hold (a shear), can take a vertex the
+/// model holds in range there. Judged against half the limit: the reader's arithmetic is not
+/// this one's to the bit.
+fn check_read_back(
+    vertices: &Vertices,
+    channels: &[[f32; CHANNELS]],
+    bones: &[Bone],
+    records: &[MeshRecord],
+) -> Result<()> {
+    if vertices.blends.is_empty() {
+        return Ok(());
+    }
+    let local: Vec<Mat3x4> = channels
+        .iter()
+        .map(|&[tx, ty, tz, x, y, z, w, sx, sy, sz]| {
+            let q = unit_or_identity([x, y, z, w]);
+            Mat3x4::from_rotation_translation_scale(q, [tx, ty, tz], [sx, sy, sz])
+        })
+        .collect();
+    let mut world = vec![Mat3x4::IDENTITY; local.len()];
+    concat_into(bones, &local, None, &mut world);
+    let inverse: Vec<Mat3x4> = world
+        .iter()
+        .map(|m| m.inverse().unwrap_or(Mat3x4::IDENTITY))
+        .collect();
+    let limit = f64::from(MAX_MAGNITUDE) / 2.0;
+    let all = vertices.positions.iter().zip(&vertices.normals);
+    for (v, ((p, n), blend)) in all.zip(&vertices.blends).enumerate() {
+        let weighted = blend
+            .bones
+            .iter()
+            .zip(&blend.weights)
+            .filter(|(_, w)| **w > 0);
+        // No weight at all: a reader makes the vertex rigid on its first joint.
+        let rigid = (blend.weights == [0; BLEND_SLOTS]).then_some((&blend.bones[0], &255u8));
+        for (&b, &w) in weighted.chain(rigid) {
+            let inv = inverse.get(usize::from(b)).unwrap_or(&Mat3x4::IDENTITY);
+            let (o, r) = (inv.transform_point(*p), inv.transform_vector(*n));
+            let most = o
+                .iter()
+                .chain(&r)
+                .map(|x| f64::from(x.abs()))
+                .fold(0.0, f64::max);
+            let most = most * f64::from(w) / 255.0;
+            if most.partial_cmp(&limit) != Some(std::cmp::Ordering::Less) {
+                let (m, first) = records
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, r)| r.first_vertex as usize <= v)
+                    .map_or((0, 0), |(m, r)| (m, r.first_vertex as usize));
+                return Err(Error::limit(format!(
+                    "mesh {m} vertex {}: in joint {b}'s bind space, as the joints are written, it \
+                     would be {most:.3e} from the origin, and a reader refuses an influence \
+                     past {MAX_MAGNITUDE:e}",
+                    v.saturating_sub(first)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
@@ -873,6 +939,7 @@ pub fn write(model: &Model, options: &WriteOptions) -> Result<Vec<u8>> {
     if nb > 0 {
         frame_channels(model, 0, &mut bind);
     }
+    check_read_back(&vertices, &bind, bones, &mesh_records)?;
     let mut joints = Vec::with_capacity(nb);
     for (b, channels) in bones.iter().zip(bind) {
         joints.push(Joint {
@@ -1481,6 +1548,34 @@ mod tests {
         );
         // Four after a tiny one is dropped.
         assert!(blend_of(&[(0, 0.25), (1, 0.25), (2, 0.25), (3, 0.25), (4, 0.0001)]).is_ok());
+    }
+
+    /// A joint sheared and flattened: its x axis all but nothing, its y axis leaning along x.
+    /// The model holds its vertices' influences in range, but IQM's channels (translation,
+    /// rotation, scale) cannot hold the shear, and in the bind space of the joint as written a
+    /// vertex's lean along x becomes a distance past what a reader takes. Refused, naming the
+    /// vertex, rather than written and then refused at load.
+    #[test]
+    fn a_model_whose_iqm_would_not_load_back_is_refused_naming_the_vertex() {
+        let mut parts = quad_parts();
+        let sheared = Mat3x4 {
+            m: [2e-9, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 10.0],
+        };
+        parts.poses = [Mat3x4::IDENTITY, sheared].repeat(4).into();
+        // In the arm's plane (x = 0 in its space): 4 from its origin along y, 1 along z.
+        for inf in &mut parts.meshes[0].influences {
+            if inf.bone == 1 {
+                inf.origin = [0.0, 4.0 * inf.weight, inf.weight];
+            }
+        }
+        let model = Model::from_parts(parts).unwrap();
+        let e = write(&model, &WriteOptions::default()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Limit, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("mesh 0 vertex 1: in joint 1's bind space"),
+            "{text}"
+        );
     }
 
     #[test]
