@@ -142,7 +142,7 @@ pub(crate) fn measure(
                     .map(|i| (lbs[i] - expect[i]).powi(2))
                     .sum::<f32>()
                     .sqrt();
-                let relative = distance / size;
+                let relative = relative_to(distance, size);
                 if frame == 0 {
                     exactness.bind_max = exactness.bind_max.max(relative);
                 } else {
@@ -164,6 +164,13 @@ pub(crate) fn measure(
         );
     }
     exactness.inexact_vertices = exactness.inexact.iter().map(Vec::len).sum();
+}
+
+/// `distance` over the model's `size`, held to f32's range: a model of almost no size (every
+/// vertex at one point in the bind pose) would make the quotient an infinity, and a distance past
+/// f32's range is one already. Taken in f64, whose `min` passes over a NaN.
+fn relative_to(distance: f32, size: f32) -> f32 {
+    (f64::from(distance) / f64::from(size)).min(f64::from(f32::MAX)) as f32
 }
 
 impl Exactness {
@@ -194,5 +201,19 @@ impl Exactness {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_to;
+
+    #[test]
+    fn a_distance_over_almost_no_size_stays_a_finite_number() {
+        assert_eq!(relative_to(2.0, 4.0), 0.5);
+        assert_eq!(relative_to(1.0, 1e-40), f32::MAX);
+        assert_eq!(relative_to(f32::INFINITY, 1.0), f32::MAX);
+        assert_eq!(relative_to(f32::NAN, 1.0), f32::MAX);
+        assert_eq!(relative_to(0.0, 1e-40), 0.0);
     }
 }
