@@ -563,7 +563,8 @@ impl Model {
         // Which vertices the loaded layout skins influence by influence: a set's vertices
         // skinned so stay apart from its palette vertices. In the model's numbering, followed
         // through the renumberings below.
-        let mut direct: Vec<Vec<bool>> = if flags & OPTIMIZE_SKIN_ORDER != 0 {
+        let mut direct: Vec<Vec<bool>> = if flags & OPTIMIZE_SKIN_ORDER != 0 && skin_maps.is_empty()
+        {
             self.meshes().iter().map(|m| m.skinned_directly()).collect()
         } else {
             Vec::new()
@@ -605,24 +606,27 @@ impl Model {
                 now.iter_mut().for_each(|v| *v = map[*v as usize]);
             }
             if flags & OPTIMIZE_SKIN_ORDER != 0 {
-                let mut is_direct = vec![false; vc];
-                if let Some(marks) = direct.get_mut(m) {
-                    for (old, &d) in marks.iter().enumerate() {
-                        if let Some(x) = now.get(old).and_then(|&n| is_direct.get_mut(n as usize)) {
-                            *x = d;
-                        }
-                    }
-                    marks.clear();
-                }
                 // Found above already where the skin order is the only one.
                 let map = match skin_maps.get_mut(m) {
                     Some(map) => std::mem::take(map),
-                    None => skin_order(
-                        &mesh.influence_start,
-                        &mesh.influences,
-                        &mesh.indices,
-                        &is_direct,
-                    ),
+                    None => {
+                        let mut is_direct = vec![false; vc];
+                        if let Some(marks) = direct.get_mut(m) {
+                            for (old, &d) in marks.iter().enumerate() {
+                                let new = now.get(old).and_then(|&n| is_direct.get_mut(n as usize));
+                                if let Some(x) = new {
+                                    *x = d;
+                                }
+                            }
+                            marks.clear();
+                        }
+                        skin_order(
+                            &mesh.influence_start,
+                            &mesh.influences,
+                            &mesh.indices,
+                            &is_direct,
+                        )
+                    }
                 };
                 renumber(mesh, &map);
                 now.iter_mut().for_each(|v| *v = map[*v as usize]);

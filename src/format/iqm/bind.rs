@@ -6,132 +6,97 @@
 //! the bits are those of [`Mat3x4::transform_point`] and [`Mat3x4::transform_vector`] times
 //! the weight, on every target.
 
-use crate::math::Mat3x4;
-use crate::model::Influence;
-
-#[cfg(target_arch = "x86_64")]
-type F4 = std::arch::x86_64::__m128;
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-type F4 = std::arch::wasm32::v128;
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+pub(super) use lanes::{BindSpace, Finite};
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+pub(super) use scalar::{BindSpace, Finite};
 
 #[cfg(any(
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
 mod lanes {
-    pub(super) use crate::skin::Lanes;
-}
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-use lanes::Lanes;
+    use crate::math::Mat3x4;
+    use crate::model::Influence;
+    use crate::skin::Lanes;
 
-/// A joint's inverse bind matrix by columns: the translation last, with 1 in lane 3 where the
-/// rotation's columns have 0, so that a point's lane 3 comes out 1 (and, times the weight, the
-/// influence's weight) while a normal's stays 0.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Columns([[f32; 4]; 4]);
+    #[cfg(target_arch = "x86_64")]
+    type F4 = std::arch::x86_64::__m128;
+    #[cfg(target_arch = "wasm32")]
+    type F4 = std::arch::wasm32::v128;
 
-/// The model's joints, ready to put vertices into their bind space.
-pub(super) struct BindSpace {
-    columns: Vec<Columns>,
-}
+    /// A joint's inverse bind matrix by columns: the translation last, with 1 in lane 3 where
+    /// the rotation's columns have 0, so that a point's lane 3 comes out 1 (and, times the
+    /// weight, the influence's weight) while a normal's stays 0.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(16))]
+    struct Columns([[f32; 4]; 4]);
 
-/// Whether every influence made so far is finite: gathered without a branch, read once a mesh.
-pub(super) struct Finite {
-    #[cfg(any(
-        target_arch = "x86_64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    ))]
-    // NaN in a lane once some result there was an infinity or a NaN (each result times 0).
-    lanes: F4,
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )))]
-    bad: bool,
-}
+    const IDENTITY: Columns = Columns([
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]);
 
-impl Finite {
-    pub(super) fn new() -> Finite {
-        Finite {
-            #[cfg(any(
-                target_arch = "x86_64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            ))]
-            lanes: F4::zero(),
-            #[cfg(not(any(
-                target_arch = "x86_64",
-                all(target_arch = "wasm32", target_feature = "simd128")
-            )))]
-            bad: false,
-        }
+    /// The model's joints, ready to put vertices into their bind space.
+    pub(in crate::format::iqm) struct BindSpace {
+        columns: Vec<Columns>,
     }
 
-    /// Every influence given to [`BindSpace::influence`] with this was finite.
-    pub(super) fn all(&self) -> bool {
-        #[cfg(any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        ))]
-        {
+    /// Whether every influence made so far is finite: gathered without a branch, read once a
+    /// mesh. A lane is NaN once some result there was an infinity or a NaN (each result times 0).
+    pub(in crate::format::iqm) struct Finite(F4);
+
+    impl Finite {
+        pub(in crate::format::iqm) fn new() -> Finite {
+            Finite(F4::zero())
+        }
+
+        /// Every influence given to [`BindSpace::influence`] with this was finite.
+        pub(in crate::format::iqm) fn all(&self) -> bool {
             let mut lanes = [0.0f32; 4];
             // SAFETY: `lanes` is 16 writable bytes.
-            unsafe { self.lanes.store(lanes.as_mut_ptr().cast()) };
+            unsafe { self.0.store(lanes.as_mut_ptr().cast()) };
             !lanes.iter().any(|x| x.is_nan())
         }
-        #[cfg(not(any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        )))]
-        {
-            !self.bad
+    }
+
+    impl BindSpace {
+        pub(in crate::format::iqm) fn new(inverse_bind: &[Mat3x4]) -> BindSpace {
+            let columns = inverse_bind
+                .iter()
+                .map(|m| {
+                    let m = &m.m;
+                    Columns([
+                        [m[0], m[4], m[8], 0.0],
+                        [m[1], m[5], m[9], 0.0],
+                        [m[2], m[6], m[10], 0.0],
+                        [m[3], m[7], m[11], 1.0],
+                    ])
+                })
+                .collect();
+            BindSpace { columns }
         }
-    }
-}
 
-impl BindSpace {
-    pub(super) fn new(inverse_bind: &[Mat3x4]) -> BindSpace {
-        let columns = inverse_bind
-            .iter()
-            .map(|m| {
-                let m = &m.m;
-                Columns([
-                    [m[0], m[4], m[8], 0.0],
-                    [m[1], m[5], m[9], 0.0],
-                    [m[2], m[6], m[10], 0.0],
-                    [m[3], m[7], m[11], 1.0],
-                ])
-            })
-            .collect();
-        BindSpace { columns }
-    }
-
-    /// The influence of joint `b` (the identity where the model has no such joint; callers
-    /// pass only joints it has) with weight `w` on the vertex at `p` with normal `n`, both
-    /// finite; whether it is finite goes into `finite`.
-    #[inline(always)]
-    pub(super) fn influence(
-        &self,
-        b: u32,
-        w: f32,
-        p: [f32; 3],
-        n: [f32; 3],
-        finite: &mut Finite,
-    ) -> Influence {
-        #[cfg(any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        ))]
-        {
-            const IDENTITY: Columns = Columns([
-                [1.0, 0.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0, 0.0],
-                [0.0, 0.0, 1.0, 0.0],
-                [0.0, 0.0, 0.0, 1.0],
-            ]);
+        /// The influence of joint `b` (the identity where the model has no such joint; callers
+        /// pass only joints it has) with weight `w` on the vertex at `p` with normal `n`, both
+        /// finite; whether it is finite goes into `finite`.
+        #[inline(always)]
+        pub(in crate::format::iqm) fn influence(
+            &self,
+            b: u32,
+            w: f32,
+            p: [f32; 3],
+            n: [f32; 3],
+            finite: &mut Finite,
+        ) -> Influence {
             let c = self.columns.get(b as usize).unwrap_or(&IDENTITY);
             // SAFETY: each column is 16 readable bytes, 16-byte aligned (`Columns`' alignment).
             let [c0, c1, c2, c3] = c.0.each_ref().map(|c| unsafe { F4::load(c.as_ptr()) });
@@ -148,17 +113,13 @@ impl BindSpace {
                 .add(c1.mul(F4::splat(n[1])))
                 .add(c2.mul(F4::splat(n[2])))
                 .mul(w4);
-            let zero = F4::zero();
             // One add a call on the chain through the calls. Two finite results can sum to an
             // infinity: then the mesh is made again the slow way, which finds them finite.
-            finite.lanes = finite.lanes.add(origin.add(normal).mul(zero));
-            let mut made = Influence {
-                bone: b,
-                ..Influence::default()
-            };
+            finite.0 = finite.0.add(origin.add(normal).mul(F4::zero()));
+            let mut made = Influence::default();
             let at = std::ptr::from_mut(&mut made).cast::<u8>();
             // SAFETY: an `Influence` is 32 bytes, `repr(C)`: origin and weight in the first 16,
-            // normal in the next 12 (the store's lane 3 lands on `bone`, set again below).
+            // normal in the next 12 (the store's lane 3 lands on `bone`, set below).
             unsafe {
                 origin.store(at);
                 normal.store(at.add(16));
@@ -166,21 +127,50 @@ impl BindSpace {
             made.bone = b;
             made
         }
-        #[cfg(not(any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        )))]
-        {
-            let c = self.columns.get(b as usize);
-            let m = c.map_or(Mat3x4::IDENTITY, |c| Mat3x4 {
-                m: [
-                    c.0[0][0], c.0[1][0], c.0[2][0], c.0[3][0], c.0[0][1], c.0[1][1], c.0[2][1],
-                    c.0[3][1], c.0[0][2], c.0[1][2], c.0[2][2], c.0[3][2],
-                ],
-            });
+    }
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+mod scalar {
+    use crate::math::Mat3x4;
+    use crate::model::Influence;
+
+    /// The model's joints' inverse bind matrices.
+    pub(in crate::format::iqm) struct BindSpace(Vec<Mat3x4>);
+
+    /// Whether some influence made so far is not finite.
+    pub(in crate::format::iqm) struct Finite(bool);
+
+    impl Finite {
+        pub(in crate::format::iqm) fn new() -> Finite {
+            Finite(false)
+        }
+
+        pub(in crate::format::iqm) fn all(&self) -> bool {
+            !self.0
+        }
+    }
+
+    impl BindSpace {
+        pub(in crate::format::iqm) fn new(inverse_bind: &[Mat3x4]) -> BindSpace {
+            BindSpace(inverse_bind.to_vec())
+        }
+
+        pub(in crate::format::iqm) fn influence(
+            &self,
+            b: u32,
+            w: f32,
+            p: [f32; 3],
+            n: [f32; 3],
+            finite: &mut Finite,
+        ) -> Influence {
+            let m = self.0.get(b as usize).unwrap_or(&Mat3x4::IDENTITY);
             let origin = m.transform_point(p).map(|x| x * w);
             let normal = m.transform_vector(n).map(|x| x * w);
-            finite.bad |= !origin.iter().chain(&normal).all(|x| x.is_finite());
+            finite.0 |= !origin.iter().chain(&normal).all(|x| x.is_finite());
             Influence {
                 origin,
                 weight: w,
@@ -194,6 +184,7 @@ impl BindSpace {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::math::Mat3x4;
 
     /// Three joints whose inverse bind matrices round: rotations, a scale and translations.
     pub(in crate::format::iqm) fn joints() -> Vec<Mat3x4> {

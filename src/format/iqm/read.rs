@@ -615,17 +615,7 @@ pub(crate) fn read(data: &[u8], ck: &mut Checker) -> Result<ModelParts> {
         }
         None => Poses::Matrices(local),
     };
-    let mut bind_world = vec![Mat3x4::IDENTITY; nb];
-    concat_into(
-        &bones,
-        &all_poses.range(0, nb).unwrap_or_default(),
-        None,
-        &mut bind_world,
-    );
-    let inverse_bind: Vec<Mat3x4> = bind_world
-        .iter()
-        .map(|m| m.inverse().unwrap_or(Mat3x4::IDENTITY))
-        .collect();
+    let inverse_bind = inverse_binds(&bones, &all_poses.range(0, nb).unwrap_or_default());
 
     let mut parts = ModelParts::new(Format::Iqm);
     parts.source_version = Some(version.number);
@@ -1496,6 +1486,18 @@ fn scenes(
     Ok((frames, animations, scene_of_anim))
 }
 
+/// Each joint's inverse bind matrix, from the joints' parent-relative rest poses chained
+/// through their parents; the identity where a bind pose has no inverse. What the reader puts
+/// vertices in bind space with, and what the writer checks a file it writes against.
+pub(super) fn inverse_binds(bones: &[Bone], local: &[Mat3x4]) -> Vec<Mat3x4> {
+    let mut world = vec![Mat3x4::IDENTITY; local.len()];
+    concat_into(bones, local, None, &mut world);
+    world
+        .iter()
+        .map(|m| m.inverse().unwrap_or(Mat3x4::IDENTITY))
+        .collect()
+}
+
 fn build_meshes(
     records: &[MeshRecord],
     triangles: &[u8],
@@ -1711,6 +1713,20 @@ struct Slots {
     outside: bool,
 }
 
+/// The joint a vertex without weight follows alone: its first slot's, where the model has
+/// that joint, else the first joint (DarkPlaces' CPU path and QF make it rigid so).
+fn rigid_joint(first_slot: u32, nb: u32) -> u32 {
+    if first_slot < nb { first_slot } else { 0 }
+}
+
+/// What a vertex's weights, summing to `sum`, are scaled by (1 within the rounding
+/// `SUM_EXACT` allows), and whether they were off by more than `SUM_TOLERATED` (a warning).
+fn scale_to_one(sum: f32) -> (f32, bool) {
+    let off_by = (sum - 1.0).abs();
+    let scale = if off_by > SUM_EXACT { 1.0 / sum } else { 1.0 };
+    (scale, off_by > SUM_TOLERATED)
+}
+
 /// A vertex's influences from its weighted slots (some, not all the weight on slot 0, none
 /// on a joint past the model's), pushed onto `influences`: the weights scaled to sum to 1 where
 /// they do not. Whether they were off by more than the tolerated rounding.
@@ -1738,13 +1754,7 @@ fn blend_bytes(
     let (scale, off) = if bytes == 255 {
         (1.0, false)
     } else {
-        let sum: f32 = chosen.iter().map(|s| byte_weight(s.1)).sum();
-        let scale = if (sum - 1.0).abs() > SUM_EXACT {
-            1.0 / sum
-        } else {
-            1.0
-        };
-        (scale, (sum - 1.0).abs() > SUM_TOLERATED)
+        scale_to_one(chosen.iter().map(|s| byte_weight(s.1)).sum())
     };
     for &(b, wb) in chosen {
         let w = byte_weight(wb) * scale;
@@ -1845,8 +1855,8 @@ struct MeshVertices<'a> {
 
 impl MeshVertices<'_> {
     /// [`MeshVertices::influences`] for the portable layout's blend bytes, in loops without an
-    /// error path: the slots are found four bytes at a time in a word, the weights' byte sum
-    /// tells whether they sum to 1, and finiteness is checked once for the mesh. `None` where
+    /// error path: the slots are counted over the mesh's bytes as they lie, the weights' byte
+    /// sum tells whether they sum to 1, and finiteness is checked once for the mesh. `None` where
     /// a vertex needs [`MeshVertices::influences`] to report it (a weighted slot on a joint past
     /// the model's, a result that is not finite), which then runs instead; `counts` is only
     /// added to when this gives the influences.
@@ -1898,7 +1908,7 @@ impl MeshVertices<'_> {
                 // One joint, all the weight (most vertices of most models), or no weight at
                 // all: rigid on the first joint, as DarkPlaces' CPU path and QF do.
                 zero = zero.saturating_add(usize::from(weights == 0));
-                let b = Some(u32::from(ix[0])).filter(|&b| b < nb).unwrap_or(0);
+                let b = rigid_joint(u32::from(ix[0]), nb);
                 influences.push(space.influence(b, 1.0, p, n, &mut finite));
                 influence_start.push(influences.len() as u32);
                 continue;
@@ -1983,21 +1993,12 @@ impl MeshVertices<'_> {
             }
             if used == 0 {
                 counts.zero = counts.zero.saturating_add(1);
-                // Rigid on its first joint, as DarkPlaces' CPU path and QF do.
-                let b = Some(ix[0]).filter(|&b| b < nb).unwrap_or(0);
-                chosen[0] = (b, 1.0);
+                chosen[0] = (rigid_joint(ix[0], nb), 1.0);
                 used = 1;
             }
             let chosen = chosen.get(..used).unwrap_or_default();
-            let sum: f32 = chosen.iter().map(|s| s.1).sum();
-            counts.off = counts
-                .off
-                .saturating_add(usize::from((sum - 1.0).abs() > SUM_TOLERATED));
-            let scale = if (sum - 1.0).abs() > SUM_EXACT {
-                1.0 / sum
-            } else {
-                1.0
-            };
+            let (scale, off) = scale_to_one(chosen.iter().map(|s| s.1).sum());
+            counts.off = counts.off.saturating_add(usize::from(off));
             for &(b, w) in chosen {
                 let w = w * scale;
                 let inv = self
@@ -2372,6 +2373,29 @@ mod tests {
             general.1.iter().map(bits).collect::<Vec<_>>()
         );
         assert_eq!(fast.0, [0, 1, 2, 4, 6, 8, 11, 12, 14, 15]);
+        // Values worked out here rather than by either path. File vertex 1 has no weight:
+        // rigid on its first slot's joint 2, which scales by 2.5 and moves by (-0.75, 0.125, 3).
+        let p1: Vec<f32> = (3..6).map(|i| (i as f32 * 0.77).sin() * 13.0).collect();
+        let a = 0.9f32;
+        let n1 = [a.cos() * 0.6, 0.8, a.sin() * 0.6];
+        let first = fast.1[0];
+        assert_eq!(
+            (first.bone, first.weight),
+            (2, 1.0),
+            "rigid on the first slot's joint"
+        );
+        assert_eq!(
+            first.origin,
+            [2.5 * p1[0] - 0.75, 2.5 * p1[1] + 0.125, 2.5 * p1[2] + 3.0]
+        );
+        assert_eq!(first.normal, [2.5 * n1[0], 2.5 * n1[1], 2.5 * n1[2]]);
+        // File vertex 2 has no weight and its first slot names joint 7, past the model's 3:
+        // joint 0 alone.
+        assert_eq!((fast.1[1].bone, fast.1[1].weight), (0, 1.0));
+        // File vertex 4 weighs 100 and 50 of 255 on joints 1 and 2: scaled to 2/3 and 1/3.
+        let [a, b] = [fast.1[4], fast.1[5]];
+        assert_eq!((a.bone, b.bone), (1, 2));
+        assert!((a.weight - 2.0 / 3.0).abs() < 1e-6 && (b.weight - 1.0 / 3.0).abs() < 1e-6);
         assert_eq!((fast_counts.zero, fast_counts.off), (2, 1));
         assert_eq!(
             (fast_counts.zero, fast_counts.off),

@@ -16,11 +16,12 @@ use std::ops::Range;
 use byteorder::LittleEndian;
 
 use super::MAGIC;
+use super::read::inverse_binds;
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::format::binary::{put_f32, put_u32, put_zeros};
 use crate::math::{Decomposed, MAX_MAGNITUDE, Mat3x4};
-use crate::model::{Bone, Influence, Mesh, Model, Name, concat_into};
+use crate::model::{Bone, Influence, Mesh, Model, Name};
 use crate::pose::FrameBlend;
 use crate::poses::{Poses, unit_or_identity};
 use crate::skin::{SKIN_NORMALIZE, Strided};
@@ -389,12 +390,7 @@ fn check_read_back(
             Mat3x4::from_rotation_translation_scale(q, [tx, ty, tz], [sx, sy, sz])
         })
         .collect();
-    let mut world = vec![Mat3x4::IDENTITY; local.len()];
-    concat_into(bones, &local, None, &mut world);
-    let inverse: Vec<Mat3x4> = world
-        .iter()
-        .map(|m| m.inverse().unwrap_or(Mat3x4::IDENTITY))
-        .collect();
+    let inverse = inverse_binds(bones, &local);
     let limit = f64::from(MAX_MAGNITUDE) / 2.0;
     let all = vertices.positions.iter().zip(&vertices.normals);
     for (v, ((p, n), blend)) in all.zip(&vertices.blends).enumerate() {
